@@ -1,0 +1,67 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target shares: Swift 6 language mode with the upcoming features we rely on.
+let sharedSwiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Preflight",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "PreflightCore", targets: ["PreflightCore"]),
+        .executable(name: "preflight", targets: ["preflight"]),
+        .executable(name: "preflight-bench", targets: ["PreflightBenchmarks"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        // Pure code, no I/O: wire codecs, measurement, quality scales, warnings, report, call state.
+        .target(
+            name: "PreflightCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The command line: ArgumentParser commands. The executable below is a thin `@main`.
+        .target(
+            name: "PreflightCLI",
+            dependencies: [
+                "PreflightCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .executableTarget(
+            name: "preflight",
+            dependencies: ["PreflightCLI"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // Throughput benchmarks: `swift run -c release preflight-bench`.
+        .executableTarget(
+            name: "PreflightBenchmarks",
+            dependencies: ["PreflightCore"],
+            path: "Benchmarks/CoreBenchmarks",
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "PreflightCoreTests",
+            dependencies: [
+                "PreflightCore",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "PreflightCLITests",
+            dependencies: ["PreflightCLI"],
+            swiftSettings: sharedSwiftSettings
+        ),
+    ]
+)

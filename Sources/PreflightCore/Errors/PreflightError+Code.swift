@@ -1,0 +1,21 @@
+extension PreflightError.Code {
+    // MARK: Test lifecycle (vendor codes, 000_9ed1e877f5b4b729.txt)
+
+    /// 31008: the test or call was cancelled, e.g. by `stop()`.
+    public static let cancelled = Self(31008)
+
+    // MARK: Wire formats (Preflight's own range, 70000–70099)
+
+    /// 70001: a packet or message is shorter than its headers or length fields say.
+    public static let truncated = Self(70001)
+    /// 70002: a field holds a value the format does not allow (wrong version, bad magic cookie,
+    /// misaligned length, attribute in the wrong place).
+    public static let malformed = Self(70002)
+    /// 70003: a STUN MESSAGE-INTEGRITY or MESSAGE-INTEGRITY-SHA256 check failed.
+    public static let integrityCheckFailed = Self(70003)
+    /// 70004: a STUN FINGERPRINT did not match the message.
+    public static let fingerprintMismatch = Self(70004)
+    /// 70005: an encoder was asked for something the format cannot carry (too many CSRCs,
+    /// an extension element that is too long, a value out of range).
+    public static let invalidArgument = Self(70005)
+}
