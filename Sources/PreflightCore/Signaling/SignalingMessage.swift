@@ -1,0 +1,127 @@
+/// A message of Preflight's signaling protocol: one JSON text frame on the WebSocket, with a
+/// `type` field naming the case. The protocol is documented in `docs/protocol.md`.
+///
+/// Client to edge: ``hello(token:client:)``, ``invite(_:)``, ``hangup(_:)``.
+/// Edge to client: ``welcome(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``hangup(_:)``, ``error(_:)``.
+public enum SignalingMessage: Sendable, Hashable {
+    /// First message of a connection: the access token (a JWT) and the client's name and version.
+    case hello(token: String, client: String?)
+    /// The edge accepted the token: who it is and which ICE servers to use.
+    case welcome(Welcome)
+    /// Start a call: the client's ICE parameters and audio codecs in order of preference.
+    case invite(Invite)
+    /// The edge routed the call and it is ringing; the call's identifier.
+    case ringing(callSid: String)
+    /// The call was answered: the edge's ICE parameters and the chosen codec.
+    case answer(Answer)
+    /// Either side ends the call.
+    case hangup(Hangup)
+    /// The edge refuses a message or ends a session: a numeric code and a message.
+    case error(ErrorInfo)
+
+    /// The `type` field's value for this message.
+    public var type: String {
+        switch self {
+        case .hello: "hello"
+        case .welcome: "welcome"
+        case .invite: "invite"
+        case .ringing: "ringing"
+        case .answer: "answer"
+        case .hangup: "hangup"
+        case .error: "error"
+        }
+    }
+
+    /// The body of `welcome`.
+    public struct Welcome: Sendable, Hashable, Codable {
+        /// The edge location's name (the report's `edge`).
+        public var edge: String
+        /// This signaling session's identifier.
+        public var sessionId: String
+        /// STUN/TURN servers with credentials.
+        public var iceServers: [ICEServer]
+
+        /// Creates the body.
+        public init(edge: String, sessionId: String, iceServers: [ICEServer] = []) {
+            self.edge = edge
+            self.sessionId = sessionId
+            self.iceServers = iceServers
+        }
+    }
+
+    /// The body of `invite`.
+    public struct Invite: Sendable, Hashable, Codable {
+        /// The client's ICE parameters and candidates.
+        public var ice: ICEParameters
+        /// Audio codecs by preference, e.g. `["PCMU"]`.
+        public var codecs: [String]
+        /// Application parameters passed to the edge's application (like TwiML request parameters).
+        public var params: [String: String]
+
+        /// Creates the body.
+        public init(ice: ICEParameters, codecs: [String], params: [String: String] = [:]) {
+            self.ice = ice
+            self.codecs = codecs
+            self.params = params
+        }
+    }
+
+    /// The body of `answer`.
+    public struct Answer: Sendable, Hashable, Codable {
+        /// The call's identifier.
+        public var callSid: String
+        /// The edge's ICE parameters (ICE-lite, host candidates).
+        public var ice: ICEParameters
+        /// The chosen codec's name, e.g. `"PCMU"`.
+        public var codec: String
+        /// The RTP payload type for the codec.
+        public var payloadType: UInt8
+
+        /// Creates the body.
+        public init(callSid: String, ice: ICEParameters, codec: String, payloadType: UInt8) {
+            self.callSid = callSid
+            self.ice = ice
+            self.codec = codec
+            self.payloadType = payloadType
+        }
+    }
+
+    /// The body of `hangup`.
+    public struct Hangup: Sendable, Hashable, Codable {
+        /// The call being ended.
+        public var callSid: String
+        /// Why, in words (`"completed"`, `"test duration reached"`, …).
+        public var reason: String?
+        /// A numeric code when the hangup is an error.
+        public var code: Int?
+
+        /// Creates the body.
+        public init(callSid: String, reason: String? = nil, code: Int? = nil) {
+            self.callSid = callSid
+            self.reason = reason
+            self.code = code
+        }
+    }
+
+    /// The body of `error`.
+    public struct ErrorInfo: Sendable, Hashable, Codable {
+        /// The numeric code (docs/errors.md).
+        public var code: Int
+        /// What went wrong.
+        public var message: String
+        /// The call it concerns, if any.
+        public var callSid: String?
+
+        /// Creates the body.
+        public init(code: Int, message: String, callSid: String? = nil) {
+            self.code = code
+            self.message = message
+            self.callSid = callSid
+        }
+
+        /// The error as a ``PreflightError``.
+        public var preflightError: PreflightError {
+            PreflightError(code: PreflightError.Code(code), message: message)
+        }
+    }
+}
