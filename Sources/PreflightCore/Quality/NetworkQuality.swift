@@ -54,9 +54,9 @@ public enum NetworkQuality: Int, Sendable, Hashable, Codable, CaseIterable {
             self = .unknown
             return
         }
-        for metric in [rttRating, jitterRating, lossRating] {
-            rating = rating.atBest(Self.cap(for: metric))
-        }
+        rating = rating.atBest(Self.cap(for: rttRating))
+            .atBest(Self.cap(for: jitterRating))
+            .atBest(Self.cap(for: lossRating))
         self = rating
     }
 
