@@ -18,7 +18,17 @@ public enum QualityWarning: String, Sendable, Hashable, Codable, CaseIterable, C
 
     /// Orders warnings by declaration order, for stable output.
     public static func < (lhs: Self, rhs: Self) -> Bool {
-        let all = Self.allCases
-        return all.firstIndex(of: lhs)! < all.firstIndex(of: rhs)!
+        lhs.order < rhs.order
+    }
+
+    private var order: Int {
+        switch self {
+        case .highRTT: 0
+        case .highJitter: 1
+        case .lowMOS: 2
+        case .highPacketsLostFraction: 3
+        case .constantAudioInputLevel: 4
+        case .constantAudioOutputLevel: 5
+        }
     }
 }

@@ -1,0 +1,66 @@
+/// The report of a preflight test call.
+///
+/// Field names and JSON shapes are exactly those of the example report in
+/// 000_9ed1e877f5b4b729.txt, so dashboards built for it read ours unchanged: `isTurnRequired` is a
+/// JSON *string* (`"true"`/`"false"`, absent when no pair was selected) and the stats samples'
+/// `timestamp` is a string. Fields Preflight adds go beside these in later versions, never in
+/// place of them. All times are milliseconds since the Unix epoch; all durations milliseconds.
+///
+/// A default-constructed report is the *empty* report that `PreflightTest.report` returns before
+/// the test has completed.
+public struct PreflightReport: Sendable, Hashable, Codable {
+    /// The identifier of the test call, assigned by the edge (`"CA…"`); empty before signaling.
+    public var callSid: String
+    /// The name of the edge location the test call connected to.
+    public var edge: String
+    /// The edge the caller asked for (`"roaming"` when none was set).
+    public var selectedEdge: String
+    /// Every ICE candidate gathered or received while connecting media.
+    public var iceCandidates: [ICECandidateStats]
+    /// The candidate pair media flowed over, if one was selected.
+    public var selectedIceCandidatePair: ICECandidatePairStats?
+    /// Summaries of the samples' jitter (ms), MOS and RTT (ms).
+    public var networkStats: NetworkStats
+    /// One sample per second of the test call.
+    public var statsSamples: [StatsSample]
+    /// The quality grade of the test from the average MOS; `nil` when no MOS was measured.
+    public var callQuality: CallQuality?
+    /// Every warning raised during the test, including those cleared later.
+    public var warnings: [WarningRecord]
+    /// Every warning cleared during the test.
+    public var warningsCleared: [ClearedWarningRecord]
+    /// Timing of the phases of the test.
+    public var networkTiming: NetworkTiming
+    /// Whether media needed a TURN relay: `true` when either selected candidate is a relay,
+    /// `false` when neither is, `nil` (absent in JSON) when no pair was selected.
+    public var isTurnRequired: Bool?
+
+    /// Creates a report; every field defaults to empty.
+    public init(
+        callSid: String = "",
+        edge: String = "",
+        selectedEdge: String = "",
+        iceCandidates: [ICECandidateStats] = [],
+        selectedIceCandidatePair: ICECandidatePairStats? = nil,
+        networkStats: NetworkStats = NetworkStats(),
+        statsSamples: [StatsSample] = [],
+        callQuality: CallQuality? = nil,
+        warnings: [WarningRecord] = [],
+        warningsCleared: [ClearedWarningRecord] = [],
+        networkTiming: NetworkTiming = NetworkTiming(),
+        isTurnRequired: Bool? = nil
+    ) {
+        self.callSid = callSid
+        self.edge = edge
+        self.selectedEdge = selectedEdge
+        self.iceCandidates = iceCandidates
+        self.selectedIceCandidatePair = selectedIceCandidatePair
+        self.networkStats = networkStats
+        self.statsSamples = statsSamples
+        self.callQuality = callQuality
+        self.warnings = warnings
+        self.warningsCleared = warningsCleared
+        self.networkTiming = networkTiming
+        self.isTurnRequired = isTurnRequired
+    }
+}
