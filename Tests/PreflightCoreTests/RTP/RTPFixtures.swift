@@ -16,6 +16,12 @@ enum RTPFixtures {
         }
     }
 
+    /// Whether `error` is what a decoder may throw on bad input: `.truncated` or `.malformed`.
+    static func isDecodeError(_ error: any Error) -> Bool {
+        guard let error = error as? PreflightError else { return false }
+        return error.code == .truncated || error.code == .malformed
+    }
+
     // MARK: RTP
 
     /// PCMU with marker, two CSRCs and the RFC 8285 §4.2 one-byte example extension.
