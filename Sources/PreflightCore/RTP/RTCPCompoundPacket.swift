@@ -45,13 +45,15 @@ public struct RTCPCompoundPacket: Sendable, Hashable {
                 {
                     throw PreflightError(
                         code: .malformed,
-                        message: "RTCP compound: first packet has type \(header.packetType), expected SR (200) or RR (201)"
+                        message:
+                            "RTCP compound: first packet has type \(header.packetType), expected SR (200) or RR (201)"
                     )
                 }
                 if packetBytes[packetBytes.startIndex] & 0x20 != 0, !rest.isEmpty {
                     throw PreflightError(
                         code: .malformed,
-                        message: "RTCP compound: packet \(packets.count + 1) has the padding bit set but is not the last"
+                        message:
+                            "RTCP compound: packet \(packets.count + 1) has the padding bit set but is not the last"
                     )
                 }
             }

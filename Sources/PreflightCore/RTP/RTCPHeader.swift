@@ -71,7 +71,8 @@ struct RTCPHeader {
         context: StaticString
     ) throws(PreflightError) -> UInt16 {
         guard (0...31).contains(count) else {
-            throw PreflightError(code: .invalidArgument, message: "\(context): count \(count) does not fit in 5 bits (0–31)")
+            throw PreflightError(
+                code: .invalidArgument, message: "\(context): count \(count) does not fit in 5 bits (0–31)")
         }
         let total = 4 + bodyLength + Int(paddingCount)
         guard total % 4 == 0 else {
@@ -82,13 +83,16 @@ struct RTCPHeader {
         }
         let words = total / 4 - 1
         guard words <= Int(UInt16.max) else {
-            throw PreflightError(code: .invalidArgument, message: "\(context): packet would be \(total) bytes, too long")
+            throw PreflightError(
+                code: .invalidArgument, message: "\(context): packet would be \(total) bytes, too long")
         }
         return UInt16(words)
     }
 
     /// Writes the header; the caller then writes the body and ``writePadding(_:to:)``.
-    static func write(count: Int, packetType: UInt8, paddingCount: UInt8, lengthWord: UInt16, to writer: inout ByteWriter) {
+    static func write(
+        count: Int, packetType: UInt8, paddingCount: UInt8, lengthWord: UInt16, to writer: inout ByteWriter
+    ) {
         var first: UInt8 = 2 << 6 | UInt8(truncatingIfNeeded: count & 0x1F)
         if paddingCount > 0 { first |= 0x20 }
         writer.write(first)

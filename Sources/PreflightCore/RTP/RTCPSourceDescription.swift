@@ -19,6 +19,11 @@ public struct RTCPSourceDescription: Sendable, Hashable {
         RTCPSourceDescription(chunks: [Chunk(ssrc: ssrc, items: [.cname(cname)])])
     }
 
+    /// The CNAME of the chunk for `ssrc`, if the packet describes that source and gives one.
+    public func cname(ssrc: UInt32) -> String? {
+        chunks.first { $0.ssrc == ssrc }?.cname
+    }
+
     /// Decodes exactly one SDES packet.
     /// - Throws: ``PreflightError`` `.truncated` when a chunk or item runs past the packet;
     ///   `.malformed` for another version or type, non-zero chunk padding, bytes after the last

@@ -35,7 +35,9 @@ public struct RTPHeaderExtension: Sendable, Hashable {
     @inlinable
     public var kind: Kind {
         if profile == Self.oneByteProfile { return .oneByte }
-        if profile & 0xFFF0 == Self.twoByteProfile { return .twoByte(appBits: UInt8(truncatingIfNeeded: profile & 0x0F)) }
+        if profile & 0xFFF0 == Self.twoByteProfile {
+            return .twoByte(appBits: UInt8(truncatingIfNeeded: profile & 0x0F))
+        }
         return .opaque
     }
 

@@ -2,16 +2,17 @@ import PreflightCore
 import Testing
 
 @Suite struct NTPTimestampTests {
-    @Test(arguments: [
-        // Unix epoch: 70 years + 17 leap days after 1900 = 25567 days × 86400 s.
-        (0.0, 2_208_988_800, 0),
-        (1.5, 2_208_988_801, 0x8000_0000),
-        (1_697_261_200.25, 3_906_250_000, 0x4000_0000),
-        // 2036-02-07 06:28:16 UTC: the NTP seconds field wraps to era 1.
-        (2_085_978_496.0, 0, 0),
-        (2_085_978_496.75, 0, 0xC000_0000),
-        (-1.0, 2_208_988_799, 0),
-    ] as [(Double, UInt32, UInt32)])
+    @Test(
+        arguments: [
+            // Unix epoch: 70 years + 17 leap days after 1900 = 25567 days × 86400 s.
+            (0.0, 2_208_988_800, 0),
+            (1.5, 2_208_988_801, 0x8000_0000),
+            (1_697_261_200.25, 3_906_250_000, 0x4000_0000),
+            // 2036-02-07 06:28:16 UTC: the NTP seconds field wraps to era 1.
+            (2_085_978_496.0, 0, 0),
+            (2_085_978_496.75, 0, 0xC000_0000),
+            (-1.0, 2_208_988_799, 0),
+        ] as [(Double, UInt32, UInt32)])
     func convertsUnixTime(unix: Double, seconds: UInt32, fraction: UInt32) {
         let ntp = NTPTimestamp(unixTime: unix)
         #expect(ntp.seconds == seconds)

@@ -67,7 +67,9 @@ import Testing
         #expect(F.errorCode { _ = try RTCPCompoundPacket(decoding: bytes, strict: true) } == .malformed)
         let lenient = try RTCPCompoundPacket(decoding: bytes)
         #expect(lenient.packets.map(\.packetType) == [202, 203])
-        #expect(try RTCPCompoundPacket(decoding: F.receiverReportWithExtension + F.sdesCNAME, strict: true).packets.count == 2)
+        #expect(
+            try RTCPCompoundPacket(decoding: F.receiverReportWithExtension + F.sdesCNAME, strict: true).packets.count
+                == 2)
     }
 
     @Test func strictAllowsPaddingOnlyInTheLastPacket() throws {

@@ -66,6 +66,9 @@ import Testing
             ]
         )
         #expect(sdes.chunks[2].cname == nil)
+        #expect(sdes.cname(ssrc: 0x5566_7788) == "ab")
+        #expect(sdes.cname(ssrc: 0x9999_9999) == nil)
+        #expect(sdes.cname(ssrc: 0x0BAD_F00D) == nil)
         #expect(try sdes.encoded() == F.sdesThreeChunks)
     }
 
@@ -122,13 +125,15 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        (8_388_608, [0x7F, 0xFF, 0xFF]), (Int32.max, [0x7F, 0xFF, 0xFF]),
-        (-8_388_609, [0x80, 0x00, 0x00]), (Int32.min, [0x80, 0x00, 0x00]),
-        (-2, [0xFF, 0xFF, 0xFE]),
-    ] as [(Int32, [UInt8])])
+    @Test(
+        arguments: [
+            (8_388_608, [0x7F, 0xFF, 0xFF]), (Int32.max, [0x7F, 0xFF, 0xFF]),
+            (-8_388_609, [0x80, 0x00, 0x00]), (Int32.min, [0x80, 0x00, 0x00]),
+            (-2, [0xFF, 0xFF, 0xFE]),
+        ] as [(Int32, [UInt8])])
     func cumulativeLostIsClampedOnEncode(lost: Int32, field: [UInt8]) throws {
-        let rr = RTCPReceiverReport(ssrc: 1, reportBlocks: [RTCPReportBlock(ssrc: 2, fractionLost: 0x12, cumulativeLost: lost)])
+        let rr = RTCPReceiverReport(
+            ssrc: 1, reportBlocks: [RTCPReportBlock(ssrc: 2, fractionLost: 0x12, cumulativeLost: lost)])
         let bytes = try rr.encoded()
         #expect(bytes[12] == 0x12)
         #expect(Array(bytes[13...15]) == field)
@@ -138,7 +143,8 @@ import Testing
         for (name, bytes) in F.rtcpVectors {
             for length in 0..<bytes.count {
                 let code = F.errorCode { _ = try RTCPPacket(decoding: bytes[..<length]) }
-                #expect(code == .truncated || code == .malformed, "\(name) cut at \(length): \(String(describing: code))")
+                #expect(
+                    code == .truncated || code == .malformed, "\(name) cut at \(length): \(String(describing: code))")
             }
         }
     }
@@ -170,12 +176,13 @@ import Testing
         #expect(F.errorCode { _ = try RTCPSenderReport(decoding: bytes) } == .truncated)
     }
 
-    @Test(arguments: [
-        // P bit with count 0
-        [0xA0, 0xC9, 0x00, 0x01, 0x11, 0x22, 0x33, 0x00],
-        // P bit with count larger than the bytes after the header
-        [0xA0, 0xC9, 0x00, 0x01, 0x11, 0x22, 0x33, 0x09],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            // P bit with count 0
+            [0xA0, 0xC9, 0x00, 0x01, 0x11, 0x22, 0x33, 0x00],
+            // P bit with count larger than the bytes after the header
+            [0xA0, 0xC9, 0x00, 0x01, 0x11, 0x22, 0x33, 0x09],
+        ] as [[UInt8]])
     func rejectsBadPadding(bytes: [UInt8]) {
         #expect(F.errorCode { _ = try RTCPPacket(decoding: bytes) } == .malformed)
     }
@@ -217,7 +224,11 @@ import Testing
                 )
             )
         ),
-        ("RR with 32 blocks", .receiverReport(RTCPReceiverReport(ssrc: 1, reportBlocks: Array(repeating: RTCPReportBlock(ssrc: 2), count: 32)))),
+        (
+            "RR with 32 blocks",
+            .receiverReport(
+                RTCPReceiverReport(ssrc: 1, reportBlocks: Array(repeating: RTCPReportBlock(ssrc: 2), count: 32)))
+        ),
         ("RR extension of 3 bytes", .receiverReport(RTCPReceiverReport(ssrc: 1, profileExtension: [1, 2, 3]))),
         ("RR padding 3", .receiverReport(RTCPReceiverReport(ssrc: 1, paddingCount: 3))),
         (
@@ -227,10 +238,15 @@ import Testing
         (
             "SDES item of 256 bytes",
             .sourceDescription(
-                RTCPSourceDescription(chunks: [.init(ssrc: 1, items: [.init(type: 1, value: ArraySlice(repeating: 0x61, count: 256))])])
+                RTCPSourceDescription(chunks: [
+                    .init(ssrc: 1, items: [.init(type: 1, value: ArraySlice(repeating: 0x61, count: 256))])
+                ])
             )
         ),
-        ("SDES item type 0", .sourceDescription(RTCPSourceDescription(chunks: [.init(ssrc: 1, items: [.init(type: 0, text: "x")])]))),
+        (
+            "SDES item type 0",
+            .sourceDescription(RTCPSourceDescription(chunks: [.init(ssrc: 1, items: [.init(type: 0, text: "x")])]))
+        ),
         ("BYE with 32 SSRCs", .goodbye(RTCPGoodbye(ssrcs: Array(0..<32)))),
         ("BYE reason of 256 bytes", .goodbye(RTCPGoodbye(ssrcs: [1], reason: String(repeating: "y", count: 256)))),
         ("unknown count 32", .unknown(RTCPUnknownPacket(packetType: 204, count: 32, payload: []))),

@@ -4,14 +4,15 @@ import Testing
 @Suite struct RTPHeaderExtensionTests {
     typealias F = RTPFixtures
 
-    @Test(arguments: [
-        (0xBEDE, RTPHeaderExtension.Kind.oneByte),
-        (0x1000, .twoByte(appBits: 0)),
-        (0x100F, .twoByte(appBits: 15)),
-        (0x1010, .opaque),
-        (0x0FFF, .opaque),
-        (0xBEDF, .opaque),
-    ] as [(UInt16, RTPHeaderExtension.Kind)])
+    @Test(
+        arguments: [
+            (0xBEDE, RTPHeaderExtension.Kind.oneByte),
+            (0x1000, .twoByte(appBits: 0)),
+            (0x100F, .twoByte(appBits: 15)),
+            (0x1010, .opaque),
+            (0x0FFF, .opaque),
+            (0xBEDF, .opaque),
+        ] as [(UInt16, RTPHeaderExtension.Kind)])
     func kindComesFromProfile(profile: UInt16, kind: RTPHeaderExtension.Kind) {
         #expect(RTPHeaderExtension(profile: profile, data: []).kind == kind)
     }
@@ -24,7 +25,8 @@ import Testing
     }
 
     @Test func oneByteSkipsPaddingBeforeAndBetween() throws {
-        let ext = RTPHeaderExtension(profile: 0xBEDE, data: [0x00, 0x10, 0xAA, 0x00, 0x00, 0x21, 0xBB, 0xCC, 0x00, 0x00, 0x00, 0x00])
+        let ext = RTPHeaderExtension(
+            profile: 0xBEDE, data: [0x00, 0x10, 0xAA, 0x00, 0x00, 0x21, 0xBB, 0xCC, 0x00, 0x00, 0x00, 0x00])
         #expect(try ext.elements() == [.init(id: 1, data: [0xAA]), .init(id: 2, data: [0xBB, 0xCC])])
     }
 
@@ -67,7 +69,8 @@ import Testing
         #expect(Array(one.data) == [0x10, 0xA0, 0x21, 0xB0, 0xB1, 0x33, 0xC0, 0xC1, 0xC2, 0xC3, 0x00, 0x00])
         // RFC 8285 §4.3 example, likewise.
         let two = try RTPHeaderExtension.twoByte(
-            [.init(id: 1, data: []), .init(id: 2, data: [0xAA]), .init(id: 3, data: [0xB0, 0xB1, 0xB2, 0xB3])], appBits: 5
+            [.init(id: 1, data: []), .init(id: 2, data: [0xAA]), .init(id: 3, data: [0xB0, 0xB1, 0xB2, 0xB3])],
+            appBits: 5
         )
         #expect(two.profile == 0x1005)
         #expect(Array(two.data) == [0x01, 0x00, 0x02, 0x01, 0xAA, 0x03, 0x04, 0xB0, 0xB1, 0xB2, 0xB3, 0x00])
@@ -78,7 +81,8 @@ import Testing
         let ext = RTPHeaderExtension(profile: 0xABCD, data: [1, 2, 3, 4])
         #expect(try ext.elements().isEmpty)
         #expect(ext.element(id: 1) == nil)
-        let packet = RTPPacket(payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0, headerExtension: ext, payload: [])
+        let packet = RTPPacket(
+            payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0, headerExtension: ext, payload: [])
         let decoded = try RTPPacket(decoding: packet.encoded())
         #expect(decoded.headerExtension == ext)
     }
@@ -107,7 +111,9 @@ import Testing
     @Test(arguments: invalidTwoByte.indices)
     func twoByteBuilderRejects(index: Int) {
         let (name, elements, appBits) = Self.invalidTwoByte[index]
-        #expect(F.errorCode { _ = try RTPHeaderExtension.twoByte(elements, appBits: appBits) } == .invalidArgument, "\(name)")
+        #expect(
+            F.errorCode { _ = try RTPHeaderExtension.twoByte(elements, appBits: appBits) } == .invalidArgument,
+            "\(name)")
     }
 
     @Test func oneByteBuilderAcceptsTheLimits() throws {

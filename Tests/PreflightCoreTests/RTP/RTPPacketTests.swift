@@ -133,16 +133,17 @@ import Testing
         #expect(F.errorCode { _ = try RTPPacket(decoding: bytes) } == .malformed)
     }
 
-    @Test(arguments: [
-        // P bit set, nothing after the header: no count byte
-        [0xA0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01],
-        // P bit set, count 0
-        [0xA0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xAB, 0x00],
-        // P bit set, count 3 but only 2 bytes after the header
-        [0xA0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x03],
-        // P bit set, count 255 with 4 bytes after the header
-        [0xA0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x03, 0xFF],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            // P bit set, nothing after the header: no count byte
+            [0xA0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01],
+            // P bit set, count 0
+            [0xA0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xAB, 0x00],
+            // P bit set, count 3 but only 2 bytes after the header
+            [0xA0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x03],
+            // P bit set, count 255 with 4 bytes after the header
+            [0xA0, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x03, 0xFF],
+        ] as [[UInt8]])
     func rejectsBadPadding(bytes: [UInt8]) {
         #expect(F.errorCode { _ = try RTPPacket(decoding: bytes) } == .malformed)
     }
@@ -167,19 +168,25 @@ import Testing
             marker: true, payloadType: 0, sequenceNumber: 0x1234, timestamp: 1600, ssrc: 0xDEAD_BEEF,
             csrcs: [0x0102_0304, 0x0506_0708],
             headerExtension: try .oneByte([
-                .init(id: 1, data: [0xA0]), .init(id: 2, data: [0xB0, 0xB1]), .init(id: 3, data: [0xC0, 0xC1, 0xC2, 0xC3]),
+                .init(id: 1, data: [0xA0]), .init(id: 2, data: [0xB0, 0xB1]),
+                .init(id: 3, data: [0xC0, 0xC1, 0xC2, 0xC3]),
             ]),
             payload: [0xFF, 0x7F, 0x00, 0x80]
         )
         // Same fields as the vector, but the builder packs elements without the example's two pad bytes.
         let expected: [UInt8] =
-            Array(F.pcmuWithCSRCsAndOneByteExtension[0..<24]) + [0x10, 0xA0, 0x21, 0xB0, 0xB1, 0x33, 0xC0, 0xC1, 0xC2, 0xC3, 0x00, 0x00]
+            Array(F.pcmuWithCSRCsAndOneByteExtension[0..<24]) + [
+                0x10, 0xA0, 0x21, 0xB0, 0xB1, 0x33, 0xC0, 0xC1, 0xC2, 0xC3, 0x00, 0x00,
+            ]
             + [0xFF, 0x7F, 0x00, 0x80]
         #expect(try packet.encoded() == expected)
     }
 
     static let invalidPackets: [(String, RTPPacket)] = [
-        ("16 CSRCs", RTPPacket(payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0, csrcs: Array(0..<16), payload: [])),
+        (
+            "16 CSRCs",
+            RTPPacket(payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0, csrcs: Array(0..<16), payload: [])
+        ),
         ("payload type 128", RTPPacket(payloadType: 128, sequenceNumber: 0, timestamp: 0, ssrc: 0, payload: [])),
         (
             "extension of 3 bytes",
@@ -207,7 +214,8 @@ import Testing
     }
 
     @Test func fifteenCSRCsAreAllowed() throws {
-        let packet = RTPPacket(payloadType: 127, sequenceNumber: 0, timestamp: 0, ssrc: 0, csrcs: Array(1...15), payload: [])
+        let packet = RTPPacket(
+            payloadType: 127, sequenceNumber: 0, timestamp: 0, ssrc: 0, csrcs: Array(1...15), payload: [])
         let bytes = try packet.encoded()
         #expect(bytes[0] == 0x8F)  // V=2, CC=15
         #expect(bytes[1] == 0x7F)

@@ -65,7 +65,8 @@ enum RTPRandom {
         RTCPReportBlock(
             ssrc: uint32(&rng),
             fractionLost: UInt8.random(in: 0...255, using: &rng),
-            cumulativeLost: Int32.random(in: RTCPReportBlock.minimumCumulativeLost...RTCPReportBlock.maximumCumulativeLost, using: &rng),
+            cumulativeLost: Int32.random(
+                in: RTCPReportBlock.minimumCumulativeLost...RTCPReportBlock.maximumCumulativeLost, using: &rng),
             extendedHighestSequenceNumber: uint32(&rng),
             interarrivalJitter: uint32(&rng),
             lastSenderReport: uint32(&rng),
@@ -101,14 +102,17 @@ enum RTPRandom {
         case 1:
             let ext = bytes(0...3, &rng).flatMap { _ in [UInt8](repeating: 0xE1, count: 4) }
             return .receiverReport(
-                RTCPReceiverReport(ssrc: uint32(&rng), reportBlocks: blocks(&rng), profileExtension: ext[...], paddingCount: pad(0, &rng))
+                RTCPReceiverReport(
+                    ssrc: uint32(&rng), reportBlocks: blocks(&rng), profileExtension: ext[...],
+                    paddingCount: pad(0, &rng))
             )
         case 2:
             let chunks = (0..<Int.random(in: 0...4, using: &rng)).map { _ in
                 RTCPSourceDescription.Chunk(
                     ssrc: uint32(&rng),
                     items: (0..<Int.random(in: 0...4, using: &rng)).map { _ in
-                        RTCPSourceDescription.Item(type: UInt8.random(in: 1...255, using: &rng), value: bytes(0...30, &rng)[...])
+                        RTCPSourceDescription.Item(
+                            type: UInt8.random(in: 1...255, using: &rng), value: bytes(0...30, &rng)[...])
                     }
                 )
             }
@@ -123,9 +127,13 @@ enum RTPRandom {
             var type = UInt8.random(in: 0...255, using: &rng)
             if (200...203).contains(type) { type = 204 }
             let padding = allowPadding ? padding(bodyLength: payload.count, &rng) : 0
-            let aligned = payload.count % 4 == 0 || padding > 0 ? payload : payload + [UInt8](repeating: 0, count: 4 - payload.count % 4)
+            let aligned =
+                payload.count % 4 == 0 || padding > 0
+                ? payload : payload + [UInt8](repeating: 0, count: 4 - payload.count % 4)
             return .unknown(
-                RTCPUnknownPacket(packetType: type, count: UInt8.random(in: 0...31, using: &rng), payload: aligned[...], paddingCount: padding)
+                RTCPUnknownPacket(
+                    packetType: type, count: UInt8.random(in: 0...31, using: &rng), payload: aligned[...],
+                    paddingCount: padding)
             )
         }
     }
@@ -294,7 +302,8 @@ enum RTPRandom {
     }
 
     @Test func mutatedValidRTCPNeverCrashes() async {
-        await propertyCheck(count: 300, input: RTPRandom.compound, Gen.int(in: 0...10_000), Gen.uint8()) { compound, position, value in
+        await propertyCheck(count: 300, input: RTPRandom.compound, Gen.int(in: 0...10_000), Gen.uint8()) {
+            compound, position, value in
             var bytes = try compound.encoded()
             bytes[position % bytes.count] = value
             do {
