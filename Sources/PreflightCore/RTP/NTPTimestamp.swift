@@ -39,18 +39,21 @@ public struct NTPTimestamp: Sendable, Hashable {
             self.init(seconds: 0x7FFF_FFFF, fraction: .max)
             return
         }
-        var whole = unixTime.rounded(.down)
-        var fraction = ((unixTime - whole) * 4_294_967_296).rounded()
-        if fraction >= 4_294_967_296 {
+        // Floor and round by integer conversion (the value is finite and range-checked above),
+        // so the core needs no libm.
+        var whole = Int64(unixTime)
+        if Double(whole) > unixTime { whole -= 1 }
+        var fraction = UInt64((unixTime - Double(whole)) * 4_294_967_296 + 0.5)
+        if fraction >= 1 << 32 {
             whole += 1
             fraction = 0
         }
-        let ntpSeconds = Int64(whole) + Int64(Self.unixEpochOffset)  // in [2^31, 2^32 + 2^31]
+        let ntpSeconds = whole + Int64(Self.unixEpochOffset)  // in [2^31, 2^32 + 2^31]
         guard ntpSeconds < 0x1_8000_0000 else {
             self.init(seconds: 0x7FFF_FFFF, fraction: .max)
             return
         }
-        self.init(seconds: UInt32(truncatingIfNeeded: ntpSeconds), fraction: UInt32(fraction))
+        self.init(seconds: UInt32(truncatingIfNeeded: ntpSeconds), fraction: UInt32(truncatingIfNeeded: fraction))
     }
 
     /// The time as Unix time (seconds since 1970, fractional).

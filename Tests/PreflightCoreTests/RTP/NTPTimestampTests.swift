@@ -1,4 +1,5 @@
 import PreflightCore
+import PropertyBased
 import Testing
 
 @Suite struct NTPTimestampTests {
@@ -43,5 +44,20 @@ import Testing
         // so it rounds up into the seconds field rather than overflowing the fraction.
         let ntp = NTPTimestamp(unixTime: 10.0 - 0x1p-40)
         #expect(ntp == NTPTimestamp(seconds: 2_208_988_810, fraction: 0))
+    }
+}
+
+@Suite struct NTPTimestampPropertyTests {
+    /// NTP → Unix time → NTP keeps the seconds and loses at most what a Double cannot hold:
+    /// near 2^32 s a Double resolves about 2^-20 s, i.e. 2^12 fraction units.
+    @Test func unixTimeRoundTripKeepsSecondsAndNearlyAllOfTheFraction() async {
+        await propertyCheck(count: 500, input: Gen.uint32(), Gen.uint32()) { seconds, fraction in
+            let ntp = NTPTimestamp(seconds: seconds, fraction: fraction)
+            let back = NTPTimestamp(unixTime: ntp.unixTime)
+            let exact = UInt64(ntp.seconds) << 32 | UInt64(ntp.fraction)
+            let again = UInt64(back.seconds) << 32 | UInt64(back.fraction)
+            let difference = exact > again ? exact &- again : again &- exact
+            #expect(difference <= 1 << 12 || difference >= UInt64.max - (1 << 12), "\(ntp) → \(back)")
+        }
     }
 }
