@@ -7,9 +7,10 @@
 /// - A table of compatibility characters is folded as NFKC would: superscript/ordinal letters and digits,
 ///   Roman numerals U+2160–U+217F, fullwidth ASCII U+FF01–U+FF5E, Latin ligatures U+FB00–U+FB06.
 ///
-/// Limitation: other characters are kept as given, with no NFC/NFKC normalization (Foundation's
-/// `precomposedStringWithCompatibilityMapping` would do it, but PreflightCore avoids Foundation). This is
-/// enough for RFC 5769 §2.4, whose password "The\u{AD}M\u{AA}tr\u{2168}" becomes "TheMatrIX".
+/// Limitation: other characters are kept as given, with no NFC/NFKC normalization. Foundation's
+/// `precomposedStringWithCompatibilityMapping` does NFKC on Linux too (checked with Swift 6.3.1: it folds
+/// U+00AA and U+2168 but, being only NFKC, keeps U+00AD), but PreflightCore avoids full Foundation. The table
+/// is enough for RFC 5769 §2.4, whose password "The\u{AD}M\u{AA}tr\u{2168}" becomes "TheMatrIX".
 enum OpaqueString {
     static func prepare(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }

@@ -48,6 +48,8 @@ extension STUNMessage {
 
         var received = ReceivedBytes(bytes: bytes)
         var attributes = [STUNAttribute]()
+        // Every attribute takes at least 4 bytes; typical ones take 8 or more: one allocation in the common case.
+        attributes.reserveCapacity(Swift.min(length / 8 + 1, 32))
         var paddingByte: UInt8?
         var offset = s + Self.headerLength
         let end = bytes.endIndex
