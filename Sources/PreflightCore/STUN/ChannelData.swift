@@ -10,7 +10,7 @@ public struct ChannelData: Hashable, Sendable {
     /// The channel number, 0x4000–0x4FFF.
     public let channelNumber: UInt16
     /// The application data (a slice of the received buffer when decoded).
-    public var data: ArraySlice<UInt8>
+    public let data: ArraySlice<UInt8>
 
     /// Creates a ChannelData message.
     /// - Throws: ``PreflightError/Code/invalidArgument`` when `channelNumber` is outside 0x4000–0x4FFF

@@ -16,6 +16,17 @@ extension STUNMessage {
     ///   no integrity attribute.
     @inlinable
     public func verifyIntegrity(key: [UInt8]) throws(PreflightError) {
+        try verifyIntegrity(source: .raw(key))
+    }
+
+    /// Checks the integrity with a key prepared once (faster for many messages). See ``verifyIntegrity(key:)``.
+    @inlinable
+    public func verifyIntegrity(key: STUNIntegrityKey) throws(PreflightError) {
+        try verifyIntegrity(source: .prepared(key))
+    }
+
+    @inlinable
+    func verifyIntegrity(source key: IntegrityKeySource) throws(PreflightError) {
         guard let received else {
             let bytes: [UInt8]
             do {
@@ -25,16 +36,15 @@ extension STUNMessage {
                     code: .integrityCheckFailed, message: "STUN: message cannot be encoded to verify it",
                     underlying: error)
             }
-            try STUNMessage(decoding: bytes).verifyIntegrity(key: key)
+            try STUNMessage(decoding: bytes).verifyIntegrity(source: key)
             return
         }
         let bytes = received.bytes
         let s = bytes.startIndex
-        let symmetricKey = SymmetricKey(data: key)
         if let offset = received.integritySHA256Offset {
             let valueLength = Int(bytes[s + offset + 2]) << 8 | Int(bytes[s + offset + 3])
             let value = bytes[(s + offset + 4)..<(s + offset + 4 + valueLength)]
-            var hmac = HMAC<SHA256>(key: symmetricKey)
+            var hmac = key.sha256()
             Self.updateAdjusted(&hmac, bytes[s..<(s + offset)], length: offset + 4 + valueLength)
             let mac = hmac.finalize()
             let ok = mac.withUnsafeBytes { Self.constantTimeEqual(UnsafeRawBufferPointer(rebasing: $0[0..<valueLength]), value) }
@@ -43,7 +53,7 @@ extension STUNMessage {
             }
         } else if let offset = received.integrityOffset {
             let value = bytes[(s + offset + 4)..<(s + offset + 24)]
-            var hmac = HMAC<Insecure.SHA1>(key: symmetricKey)
+            var hmac = key.sha1()
             Self.updateAdjusted(&hmac, bytes[s..<(s + offset)], length: offset + 24)
             let mac = hmac.finalize()
             let ok = mac.withUnsafeBytes { Self.constantTimeEqual($0, value) }

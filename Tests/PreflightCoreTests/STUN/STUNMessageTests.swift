@@ -241,3 +241,31 @@ import Testing
 extension STUNMessageType {
     static let sendIndication = STUNMessageType(method: .send, class: .indication)
 }
+
+@Suite struct STUNIntegrityKeyTests {
+    @Test(arguments: rfc5769Vectors)
+    func preparedKeyVerifiesAndReencodesTheVectors(_ vector: RFC5769Vector) throws {
+        let prepared = try STUNIntegrityKey(credentials: vector.credentials)
+        let message = try STUNMessage(decoding: vector.bytes)
+        try message.verifyIntegrity(key: prepared)
+        #expect(try message.encoded(integrityKey: prepared, fingerprint: vector.hasFingerprint) == vector.bytes)
+        let wrong = STUNIntegrityKey(Array("nope".utf8))
+        expectError(.integrityCheckFailed) { () throws(PreflightError) in try message.verifyIntegrity(key: wrong) }
+    }
+
+    @Test func preparedKeyIsReusableAcrossMessages() throws {
+        let raw = Array("shared secret".utf8)
+        let prepared = STUNIntegrityKey(raw)
+        var rng = SplitMix64(seed: 7)
+        for i in 0..<20 {
+            let message = STUNMessage(
+                type: .bindingRequest, transactionID: .random(using: &rng),
+                attributes: [.username("u\(i):v"), .priority(UInt32(i))])
+            let useSHA256 = i % 2 == 0
+            let bytes = try message.encoded(integrityKey: prepared, useSHA256: useSHA256, fingerprint: true)
+            #expect(try bytes == message.encoded(integrityKey: raw, useSHA256: useSHA256, fingerprint: true))
+            try STUNMessage(decoding: bytes).verifyIntegrity(key: prepared)
+            try STUNMessage(decoding: bytes).verifyIntegrity(key: raw)
+        }
+    }
+}
