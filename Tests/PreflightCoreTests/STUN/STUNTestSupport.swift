@@ -4,10 +4,15 @@ import Testing
 /// Bytes from hex text; spaces and newlines are ignored.
 func hexBytes(_ text: String) -> [UInt8] {
     let digits = text.unicodeScalars.filter { !$0.properties.isWhitespace }.map { Character($0) }
+    if digits.count % 2 != 0 { Issue.record("odd number of hex digits in \(text)") }
     var bytes = [UInt8]()
     var i = 0
     while i + 1 < digits.count {
-        if let byte = UInt8(String(digits[i...i + 1]), radix: 16) { bytes.append(byte) }
+        if let byte = UInt8(String(digits[i...i + 1]), radix: 16) {
+            bytes.append(byte)
+        } else {
+            Issue.record("invalid hex \(String(digits[i...i + 1])) in \(text)")
+        }
         i += 2
     }
     return bytes
