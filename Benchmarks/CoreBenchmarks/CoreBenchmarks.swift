@@ -1,6 +1,8 @@
-/// The benchmarks `preflight-bench` runs.
+import PreflightCore
+
+/// The benchmarks `preflight-bench` runs, each with the target its issue names.
 enum CoreBenchmarks {
-    static var all: [Runner] { [] }
+    static var all: [Runner] { [rtpDecodeAndStatistics(), stunRoundTrip(), stunRoundTripUnpreparedKey()] }
 
     struct Runner {
         let benchmark: Benchmark
@@ -9,6 +11,100 @@ enum CoreBenchmarks {
 
         func run(rounds: Int, seconds: Double) -> Benchmark.Result {
             benchmark.run(rounds: rounds, seconds: seconds, batch: batch, body)
+        }
+    }
+
+    /// RTP decode plus RFC 3550 receive-statistics update: the per-packet work of a media receiver.
+    /// Packets are 20 ms PCMU frames (160 payload bytes) with a one-byte header extension carrying
+    /// an 8-byte send timestamp, as our echo test sends them; sequence numbers run through a whole
+    /// 16-bit cycle so the wrap is exercised.
+    static func rtpDecodeAndStatistics() -> Runner {
+        let count = 65_536
+        var packets: [[UInt8]] = []
+        packets.reserveCapacity(count)
+        let payload = MuLaw.encode(TestSignal().frame(3))
+        for index in 0..<count {
+            var timestamp: [UInt8] = []
+            withUnsafeBytes(of: UInt64(index * 20_000).bigEndian) { timestamp += $0 }
+            let packet = RTPPacket(
+                payloadType: 0, sequenceNumber: UInt16(index), timestamp: UInt32(index * 160), ssrc: 0x1234_5678,
+                headerExtension: try? RTPHeaderExtension.oneByte([.init(id: 1, data: timestamp[...])]),
+                payload: payload[...])
+            packets.append((try? packet.encoded()) ?? [])
+        }
+        var statistics = ReceiveStatistics()
+        var next = 0
+        var arrival = 0.0
+        return Runner(
+            benchmark: Benchmark(name: "RTP decode + receive statistics", unit: "packets/s", target: 5_000_000),
+            batch: 4096
+        ) { batch in
+            var checksum = 0
+            for _ in 0..<batch {
+                if let packet = try? RTPPacket(decoding: packets[next]) {
+                    let outcome = statistics.record(
+                        sequenceNumber: packet.sequenceNumber, rtpTimestamp: packet.timestamp,
+                        arrival: arrival, clockRate: 8000)
+                    checksum &+= packet.payload.count &+ (outcome == .accepted ? 1 : 0)
+                        &+ (packet.headerExtension?.element(id: 1)?.count ?? 0)
+                }
+                next = (next + 1) & (count - 1)
+                arrival += 0.02
+            }
+            return checksum &+ statistics.received
+        }
+    }
+
+    /// An ICE connectivity check as the agent handles it: encode a Binding request with USERNAME,
+    /// PRIORITY, ICE-CONTROLLING, USE-CANDIDATE, MESSAGE-INTEGRITY and FINGERPRINT, then decode it
+    /// and verify integrity and fingerprint. The HMAC key is prepared once per session.
+    static func stunRoundTrip() -> Runner {
+        stunRunner(name: "STUN encode + decode + verify (MI + FP)", prepared: true)
+    }
+
+    /// The same with the HMAC keyed again for every message (the `[UInt8]` key overloads).
+    static func stunRoundTripUnpreparedKey() -> Runner {
+        stunRunner(name: "STUN encode + decode + verify, key per message", prepared: false)
+    }
+
+    private static func stunRunner(name: String, prepared: Bool) -> Runner {
+        let password = Array("0123456789abcdefghij+/".utf8)
+        let key = STUNIntegrityKey(password)
+        var generator = SystemRandomNumberGenerator()
+        let ids = (0..<256).map { _ in STUNTransactionID.random(using: &generator) }
+        var next = 0
+        return Runner(
+            benchmark: Benchmark(name: name, unit: "messages/s", target: prepared ? 500_000 : nil),
+            batch: 1024
+        ) { batch in
+            var checksum = 0
+            for _ in 0..<batch {
+                let request = STUNMessage(
+                    type: STUNMessageType(method: .binding, class: .request),
+                    transactionID: ids[next & 255],
+                    attributes: [
+                        .username("edgeUfrag:clientUfrag"), .priority(1_853_824_767),
+                        .iceControlling(0x0102_0304_0506_0708), .useCandidate,
+                    ])
+                next &+= 1
+                do {
+                    let bytes =
+                        prepared
+                        ? try request.encoded(integrityKey: key, fingerprint: true)
+                        : try request.encoded(integrityKey: password, fingerprint: true)
+                    let decoded = try STUNMessage(decoding: bytes)
+                    if prepared {
+                        try decoded.verifyIntegrity(key: key)
+                    } else {
+                        try decoded.verifyIntegrity(key: password)
+                    }
+                    try decoded.verifyFingerprint()
+                    checksum &+= bytes.count &+ decoded.attributes.count
+                } catch {
+                    checksum &-= 1_000_000
+                }
+            }
+            return checksum
         }
     }
 }

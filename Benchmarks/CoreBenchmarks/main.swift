@@ -4,11 +4,14 @@ import Foundation
 //   swift run -c release preflight-bench [--quick]
 // Prints one line per benchmark with its target; exits 1 if a target is missed in a full run.
 let quick = CommandLine.arguments.contains("--quick")
+// Other arguments select benchmarks whose name contains them (case-insensitive).
+let filters = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("--") }.map { $0.lowercased() }
 let rounds = quick ? 2 : 5
 let seconds = quick ? 0.3 : 1.0
 
 var results: [Benchmark.Result] = []
-for benchmark in CoreBenchmarks.all {
+for benchmark in CoreBenchmarks.all
+where filters.isEmpty || filters.contains(where: { benchmark.benchmark.name.lowercased().contains($0) }) {
     let result = benchmark.run(rounds: rounds, seconds: seconds)
     print(result.line)
     results.append(result)
