@@ -34,7 +34,7 @@
 ///   connect, given as ``CallEvent/failed(_:)``) and while already reconnecting (one pair of
 ///   callbacks per interruption).
 /// - A fatal error reports the Insights `error` event only, not `disconnected-by-*`.
-public struct CallStateMachine: Sendable {
+public struct CallStateMachine: Sendable, Hashable {
     /// Which side of the call this device is.
     public let role: CallRole
     /// The TwiML `<Dial answerOnBridge>` flag; only affects a caller.
