@@ -1,22 +1,25 @@
 extension RTPHeaderExtension {
-    /// Walks the elements of a one-byte or two-byte extension without allocating.
+    /// Walks the elements of a one-byte or two-byte extension body in raw memory, returning each
+    /// element's ID and the offsets of its data: no allocation and no reference counting, so the
+    /// same scanner serves the owning ``RTPHeaderExtension`` and the non-owning ``RTPHeader``.
     @usableFromInline
     struct ElementScanner {
-        @usableFromInline let data: ArraySlice<UInt8>
+        @usableFromInline let data: UnsafeRawBufferPointer
         @usableFromInline let kind: Kind
         @usableFromInline var index: Int
 
         @inlinable
-        init(_ header: RTPHeaderExtension) {
-            data = header.data
-            kind = header.kind
-            index = header.data.startIndex
+        init(_ data: UnsafeRawBufferPointer, kind: Kind) {
+            self.data = data
+            self.kind = kind
+            index = 0
         }
 
-        /// The next element, or `nil` at the end (or at a one-byte ID 15, or for an opaque profile).
+        /// The next element's ID and data offsets within the body, or `nil` at the end (or at a
+        /// one-byte ID 15, or for an opaque profile).
         @inlinable
-        mutating func next() throws(PreflightError) -> Element? {
-            let end = data.endIndex
+        mutating func next() throws(PreflightError) -> (id: UInt8, range: Range<Int>)? {
+            let end = data.count
             switch kind {
             case .opaque:
                 return nil
@@ -48,7 +51,7 @@ extension RTPHeaderExtension {
                         )
                     }
                     index = start + length
-                    return Element(id: id, data: data[start..<index])
+                    return (id, start..<index)
                 }
                 return nil
             case .twoByte:
@@ -74,9 +77,19 @@ extension RTPHeaderExtension {
                         )
                     }
                     index = start + length
-                    return Element(id: id, data: data[start..<index])
+                    return (id, start..<index)
                 }
                 return nil
+            }
+        }
+
+        /// The data offsets of the first element with `id`; `nil` when there is none or the
+        /// elements before it are malformed.
+        @inlinable
+        mutating func first(id: UInt8) -> Range<Int>? {
+            while true {
+                guard let element = try? next() else { return nil }
+                if element.id == id { return element.range }
             }
         }
     }

@@ -48,23 +48,35 @@ public struct RTPHeaderExtension: Sendable, Hashable {
     /// - Throws: ``PreflightError`` `.truncated` when an element runs past the end of ``data``,
     ///   `.malformed` for a one-byte element with ID 0 and a non-zero length.
     public func elements() throws(PreflightError) -> [Element] {
-        var scanner = ElementScanner(self)
-        var result: [Element] = []
-        while let element = try scanner.next() {
-            result.append(element)
+        let data = self.data
+        let kind = self.kind
+        let ranges = try data.withRawBytes { buffer throws(PreflightError) in
+            var scanner = ElementScanner(buffer, kind: kind)
+            var ranges: [(id: UInt8, range: Range<Int>)] = []
+            while let element = try scanner.next() {
+                ranges.append(element)
+            }
+            return ranges
         }
-        return result
+        return ranges.map { Element(id: $0.id, data: slice($0.range)) }
     }
 
     /// The data of the first element with this ID, without copying or allocating; `nil` when
     /// there is none, the profile is opaque, or the elements before it are malformed.
     @inlinable
     public func element(id: UInt8) -> ArraySlice<UInt8>? {
-        var scanner = ElementScanner(self)
-        while true {
-            guard let element = try? scanner.next() else { return nil }
-            if element.id == id { return element.data }
+        let kind = self.kind
+        let range = data.withUnsafeBytes { buffer in
+            var scanner = ElementScanner(buffer, kind: kind)
+            return scanner.first(id: id)
         }
+        return range.map { slice($0) }
+    }
+
+    /// The part of ``data`` at `range`, given in offsets from its start.
+    @inlinable
+    func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        data[(data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound)]
     }
 
     /// Builds a one-byte-header extension (profile `0xBEDE`), zero-padded to a multiple of 4 bytes.

@@ -71,57 +71,22 @@ public struct RTPPacket: Sendable, Hashable {
     ///   short; `.malformed` for a version other than 2 or a padding count of 0 or larger than
     ///   the bytes after the header.
     public init(decoding bytes: ArraySlice<UInt8>) throws(PreflightError) {
-        var reader = ByteReader(bytes, context: "RTP")
-        let first = try reader.readUInt8("first octet")
-        let version = first >> 6
-        guard version == Self.version else {
-            throw PreflightError(code: .malformed, message: "RTP: version is \(version), expected 2")
-        }
-        let second = try reader.readUInt8("marker/payload type")
-        marker = second & 0x80 != 0
-        payloadType = second & 0x7F
-        sequenceNumber = try reader.readUInt16("sequence number")
-        timestamp = try reader.readUInt32("timestamp")
-        ssrc = try reader.readUInt32("SSRC")
-        let csrcCount = Int(first & 0x0F)
-        if csrcCount == 0 {
-            csrcs = []  // the empty array singleton: no allocation
-        } else {
-            guard reader.remaining >= 4 * csrcCount else {
-                throw reader.truncated(4 * csrcCount, "CSRC list")
+        let header = try bytes.withRawBytes { buffer throws(PreflightError) in try RTPHeader(parsing: buffer) }
+        let base = bytes.startIndex
+        var csrcs: [UInt32] = []  // the empty array singleton: no allocation without CSRCs
+        if header.csrcCount > 0 {
+            csrcs = bytes.withUnsafeBytes { buffer in
+                (0..<header.csrcCount).map { header.csrc(at: $0, in: buffer) }
             }
-            var list: [UInt32] = []
-            list.reserveCapacity(csrcCount)
-            for _ in 0..<csrcCount {
-                list.append(try reader.readUInt32("CSRC"))
-            }
-            csrcs = list
         }
-        if first & 0x10 != 0 {
-            let profile = try reader.readUInt16("extension profile")
-            let words = try reader.readUInt16("extension length")
-            let data = try reader.readBytes(4 * Int(words), "extension data")
-            headerExtension = RTPHeaderExtension(profile: profile, data: data)
-        } else {
-            headerExtension = nil
+        func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
+            bytes[(base + range.lowerBound)..<(base + range.upperBound)]
         }
-        let rest = reader.readRest()
-        if first & 0x20 != 0 {
-            guard let count = rest.last else {
-                throw PreflightError(code: .malformed, message: "RTP: padding bit set but no bytes after the header")
-            }
-            guard count > 0, Int(count) <= rest.count else {
-                throw PreflightError(
-                    code: .malformed,
-                    message: "RTP: padding count \(count) is invalid with \(rest.count) byte(s) after the header"
-                )
-            }
-            paddingCount = count
-            payload = rest.dropLast(Int(count))
-        } else {
-            paddingCount = 0
-            payload = rest
-        }
+        self.init(
+            marker: header.marker, payloadType: header.payloadType, sequenceNumber: header.sequenceNumber,
+            timestamp: header.timestamp, ssrc: header.ssrc, csrcs: csrcs,
+            headerExtension: header.extensionProfile.map { RTPHeaderExtension(profile: $0, data: slice(header.extensionRange)) },
+            payload: slice(header.payloadRange), paddingCount: header.paddingCount)
     }
 
     /// Decodes one RTP packet from an array (see the `ArraySlice` overload).
