@@ -3,7 +3,10 @@ import PreflightCore
 /// The benchmarks `preflight-bench` runs, each with the target its issue names.
 enum CoreBenchmarks {
     static var all: [Runner] {
-        [rtpDecodeAndStatistics(owning: false), rtpDecodeAndStatistics(owning: true), stunRoundTrip(), stunRoundTripUnpreparedKey()]
+        [
+            rtpDecodeAndStatistics(owning: false), rtpDecodeAndStatistics(owning: true), stunRoundTrip(),
+            stunRoundTripUnpreparedKey(), stunIntegrityAlone(),
+        ]
     }
 
     struct Runner {
@@ -121,6 +124,35 @@ enum CoreBenchmarks {
                     checksum &+= bytes.count &+ decoded.attributes.count
                 } catch {
                     checksum &-= 1_000_000
+                }
+            }
+            return checksum
+        }
+    }
+
+    /// Only the MESSAGE-INTEGRITY check of a decoded Binding request (one HMAC-SHA1 over its 72
+    /// bytes before the attribute): the floor under ``stunRoundTrip()``, which computes two.
+    static func stunIntegrityAlone() -> Runner {
+        let password = Array("0123456789abcdefghij+/".utf8)
+        let key = STUNIntegrityKey(password)
+        let request = STUNMessage(
+            type: STUNMessageType(method: .binding, class: .request),
+            attributes: [
+                .username("edgeUfrag:clientUfrag"), .priority(1_853_824_767),
+                .iceControlling(0x0102_0304_0506_0708), .useCandidate,
+            ])
+        let decoded = (try? request.encoded(integrityKey: key, fingerprint: true)).flatMap { try? STUNMessage(decoding: $0) }
+        return Runner(
+            benchmark: Benchmark(name: "STUN MESSAGE-INTEGRITY verify alone (one HMAC-SHA1)", unit: "checks/s", target: nil),
+            batch: 1024
+        ) { batch in
+            var checksum = 0
+            for _ in 0..<batch {
+                do {
+                    try decoded?.verifyIntegrity(key: key)
+                    checksum &+= 1
+                } catch {
+                    checksum &-= 1
                 }
             }
             return checksum

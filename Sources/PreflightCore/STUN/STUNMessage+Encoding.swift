@@ -81,14 +81,13 @@ extension STUNMessage {
             out.append(UInt8(truncatingIfNeeded: attributeType.rawValue))
             out.append(0)
             out.append(UInt8(macLength))
+            func feed<H: HashFunction>(_ hasher: inout H) {
+                out.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<integrityStart])) }
+            }
             if useSHA256 {
-                var hmac = integrityKey.sha256()
-                out.withUnsafeBytes { hmac.update(data: UnsafeRawBufferPointer(rebasing: $0[0..<integrityStart])) }
-                hmac.finalize().withUnsafeBytes { out.append(contentsOf: $0) }
+                integrityKey.sha256().authenticate(feed) { out.append(contentsOf: $0) }
             } else {
-                var hmac = integrityKey.sha1()
-                out.withUnsafeBytes { hmac.update(data: UnsafeRawBufferPointer(rebasing: $0[0..<integrityStart])) }
-                hmac.finalize().withUnsafeBytes { out.append(contentsOf: $0) }
+                integrityKey.sha1().authenticate(feed) { out.append(contentsOf: $0) }
             }
         }
         if fingerprint {

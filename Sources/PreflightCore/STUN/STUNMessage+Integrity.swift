@@ -44,19 +44,17 @@ extension STUNMessage {
         if let offset = received.integritySHA256Offset {
             let valueLength = Int(bytes[s + offset + 2]) << 8 | Int(bytes[s + offset + 3])
             let value = bytes[(s + offset + 4)..<(s + offset + 4 + valueLength)]
-            var hmac = key.sha256()
-            Self.updateAdjusted(&hmac, bytes[s..<(s + offset)], length: offset + 4 + valueLength)
-            let mac = hmac.finalize()
-            let ok = mac.withUnsafeBytes { Self.constantTimeEqual(UnsafeRawBufferPointer(rebasing: $0[0..<valueLength]), value) }
+            let ok = key.sha256().authenticate({ Self.updateAdjusted(&$0, bytes[s..<(s + offset)], length: offset + 4 + valueLength) }) {
+                Self.constantTimeEqual(UnsafeRawBufferPointer(rebasing: $0[0..<valueLength]), value)
+            }
             guard ok else {
                 throw PreflightError(code: .integrityCheckFailed, message: "STUN: MESSAGE-INTEGRITY-SHA256 does not match")
             }
         } else if let offset = received.integrityOffset {
             let value = bytes[(s + offset + 4)..<(s + offset + 24)]
-            var hmac = key.sha1()
-            Self.updateAdjusted(&hmac, bytes[s..<(s + offset)], length: offset + 24)
-            let mac = hmac.finalize()
-            let ok = mac.withUnsafeBytes { Self.constantTimeEqual($0, value) }
+            let ok = key.sha1().authenticate({ Self.updateAdjusted(&$0, bytes[s..<(s + offset)], length: offset + 24) }) {
+                Self.constantTimeEqual($0, value)
+            }
             guard ok else {
                 throw PreflightError(code: .integrityCheckFailed, message: "STUN: MESSAGE-INTEGRITY does not match")
             }
@@ -107,7 +105,7 @@ extension STUNMessage {
     /// Feeds `prefix` (header and the attributes before the integrity attribute) to `hmac`, with the
     /// header's length field replaced by `length` - 20 as RFC 8489 §14.5 requires.
     @inlinable
-    static func updateAdjusted<H: HashFunction>(_ hmac: inout HMAC<H>, _ prefix: ArraySlice<UInt8>, length: Int) {
+    static func updateAdjusted<H: HashFunction>(_ hasher: inout H, _ prefix: ArraySlice<UInt8>, length: Int) {
         let body = UInt16(truncatingIfNeeded: length - headerLength)
         let s = prefix.startIndex
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { header in
@@ -115,9 +113,9 @@ extension STUNMessage {
             header[1] = prefix[s + 1]
             header[2] = UInt8(truncatingIfNeeded: body >> 8)
             header[3] = UInt8(truncatingIfNeeded: body)
-            hmac.update(data: UnsafeRawBufferPointer(header))
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(header))
         }
-        prefix.withUnsafeBytes { hmac.update(data: UnsafeRawBufferPointer(rebasing: $0[4...])) }
+        prefix.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[4...])) }
     }
 
     /// Compares in time that depends only on the length, not on where the bytes differ.
