@@ -12,7 +12,7 @@
 ///
 /// Edges, as in Twilio's source: eL = 160 takes the second branch; "R = 0 past eL 1000" means
 /// eL ≥ 1000 (at eL = 1000 the second branch would still give 6.768). The zero R of that stage
-/// then meets the loss step like any other R: with 0 % loss the 6.52 floor applies (MOS ≈ 1.22),
+/// then meets the loss step like any other R: with 0 % loss the 6.52 floor applies (MOS ≈ 1.0000),
 /// with any loss R stays 0 (MOS 1). Loss exactly equal to R/2.5 keeps the floor.
 ///
 /// Inputs: negative values are clamped to 0 and loss above 100 % to 100 %. A NaN input means

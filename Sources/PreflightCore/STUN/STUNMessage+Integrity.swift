@@ -28,15 +28,7 @@ extension STUNMessage {
     @inlinable
     func verifyIntegrity(source key: IntegrityKeySource) throws(PreflightError) {
         guard let received else {
-            let bytes: [UInt8]
-            do {
-                bytes = try encoded()
-            } catch {
-                throw PreflightError(
-                    code: .integrityCheckFailed, message: "STUN: message cannot be encoded to verify it",
-                    underlying: error)
-            }
-            try STUNMessage(decoding: bytes).verifyIntegrity(source: key)
+            try asReceived(failing: .integrityCheckFailed).verifyIntegrity(source: key)
             return
         }
         let bytes = received.bytes
@@ -76,15 +68,7 @@ extension STUNMessage {
     @inlinable
     public func verifyFingerprint() throws(PreflightError) {
         guard let received else {
-            let bytes: [UInt8]
-            do {
-                bytes = try encoded()
-            } catch {
-                throw PreflightError(
-                    code: .fingerprintMismatch, message: "STUN: message cannot be encoded to verify it",
-                    underlying: error)
-            }
-            try STUNMessage(decoding: bytes).verifyFingerprint()
+            try asReceived(failing: .fingerprintMismatch).verifyFingerprint()
             return
         }
         guard let offset = received.fingerprintOffset else {
@@ -100,6 +84,20 @@ extension STUNMessage {
                 code: .fingerprintMismatch,
                 message: "STUN: FINGERPRINT is 0x\(String(actual, radix: 16)), message gives 0x\(String(expected, radix: 16))")
         }
+    }
+
+    /// A message built in code, encoded and decoded again so that its integrity and fingerprint can
+    /// be checked like a received one's.
+    /// - Parameter code: the error code to report when the message cannot be encoded.
+    @inlinable
+    func asReceived(failing code: PreflightError.Code) throws(PreflightError) -> STUNMessage {
+        let bytes: [UInt8]
+        do {
+            bytes = try encoded()
+        } catch {
+            throw PreflightError(code: code, message: "STUN: message cannot be encoded to verify it", underlying: error)
+        }
+        return try STUNMessage(decoding: bytes)
     }
 
     /// Feeds `prefix` (header and the attributes before the integrity attribute) to `hmac`, with the
