@@ -25,9 +25,11 @@ let package = Package(
         // Pure code, no I/O: wire codecs, measurement, quality scales, warnings, report, call state.
         .target(
             name: "PreflightCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CPreflightSHA1", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: sharedSwiftSettings
         ),
+        // SHA-1 compression (x86 SHA extensions or portable C) for STUN's HMAC-SHA1 hot path.
+        .target(name: "CPreflightSHA1"),
         // The command line: ArgumentParser commands. The executable below is a thin `@main`.
         .target(
             name: "PreflightCLI",

@@ -1,25 +1,20 @@
-import Crypto
-// Only for the byte-buffer conformances (ContiguousBytes, DataProtocol) swift-crypto's API takes.
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// HMAC (RFC 2104) over a swift-crypto hash function, with the key's inner and outer pads absorbed
-/// once. Each message then costs only its own hashing, fed through the hash's non-generic
-/// `update(bufferPointer:)`; swift-crypto's `HMAC.update(data:)` goes through a generic
-/// `DataProtocol` path whose runtime metadata lookups dominated a STUN check.
+/// HMAC (RFC 2104) with the key's inner and outer pads absorbed once, so each message costs only
+/// its own hashing. Copying the prepared states per message must be cheap: with ``SHA1`` it is a
+/// copy of a few words (swift-crypto's hashers allocate there on Linux).
 @usableFromInline
-struct KeyedHash<H: HashFunction>: @unchecked Sendable {
-    // @unchecked: swift-crypto's hash functions are value types holding only their digest state
-    // (copied on write).
+struct KeyedHash<H: IncrementalHash>: @unchecked Sendable {
+    // @unchecked: the hashers are value types holding only their digest state.
     @usableFromInline let inner: H
     @usableFromInline let outer: H
 
     @inlinable
     init(key: [UInt8]) {
-        var block = key.count > H.blockByteCount ? H.hash(data: key).withUnsafeBytes { Array($0) } : key
+        var block = key
+        if key.count > H.blockByteCount {
+            var hasher = H()
+            key.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            block = hasher.finalize { Array($0) }
+        }
         block += repeatElement(0, count: H.blockByteCount - block.count)
         var inner = H()
         var outer = H()
@@ -34,9 +29,8 @@ struct KeyedHash<H: HashFunction>: @unchecked Sendable {
     func authenticate<R>(_ feed: (inout H) -> Void, _ result: (UnsafeRawBufferPointer) -> R) -> R {
         var hasher = inner
         feed(&hasher)
-        let innerDigest = hasher.finalize()
         var outerHasher = outer
-        innerDigest.withUnsafeBytes { outerHasher.update(bufferPointer: $0) }
-        return outerHasher.finalize().withUnsafeBytes { result($0) }
+        hasher.finalize { outerHasher.update(bufferPointer: $0) }
+        return outerHasher.finalize { result($0) }
     }
 }

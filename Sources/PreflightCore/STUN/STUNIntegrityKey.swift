@@ -6,43 +6,30 @@ import Crypto
 /// ``STUNMessage/encoded(integrityKey:useSHA256:fingerprint:padding:)`` and
 /// ``STUNMessage/verifyIntegrity(key:)`` prepare the key again on every call.
 public struct STUNIntegrityKey: Sendable {
-    /// HMAC-SHA1 with the key absorbed.
-    @usableFromInline let sha1: KeyedHash<Insecure.SHA1>
-    /// HMAC-SHA256 with the key absorbed.
-    @usableFromInline let sha256: KeyedHash<SHA256>
+    /// The prepared states, shared by copies of the key (immutable, so sharing is safe).
+    @usableFromInline final class Storage: Sendable {
+        /// HMAC-SHA1 with the key absorbed.
+        @usableFromInline let sha1: KeyedHash<SHA1>
+        /// HMAC-SHA256 with the key absorbed.
+        @usableFromInline let sha256: KeyedHash<SHA256>
+
+        @usableFromInline
+        init(_ key: [UInt8]) {
+            sha1 = KeyedHash(key: key)
+            sha256 = KeyedHash(key: key)
+        }
+    }
+
+    @usableFromInline let storage: Storage
 
     /// Prepares `key` (see ``STUNCredentials/key()``).
     public init(_ key: [UInt8]) {
-        sha1 = KeyedHash(key: key)
-        sha256 = KeyedHash(key: key)
+        storage = Storage(key)
     }
 
     /// Prepares the key of `credentials`.
     /// - Throws: ``PreflightError/Code/invalidArgument`` for an unsupported password algorithm.
     public init(credentials: STUNCredentials) throws(PreflightError) {
         self.init(try credentials.key())
-    }
-}
-
-/// Where an HMAC key comes from: raw bytes (prepared on use) or a prepared ``STUNIntegrityKey``.
-@usableFromInline
-enum IntegrityKeySource {
-    case raw([UInt8])
-    case prepared(STUNIntegrityKey)
-
-    @inlinable
-    func sha1() -> KeyedHash<Insecure.SHA1> {
-        switch self {
-        case .raw(let key): KeyedHash(key: key)
-        case .prepared(let key): key.sha1
-        }
-    }
-
-    @inlinable
-    func sha256() -> KeyedHash<SHA256> {
-        switch self {
-        case .raw(let key): KeyedHash(key: key)
-        case .prepared(let key): key.sha256
-        }
     }
 }

@@ -31,7 +31,7 @@ extension STUNMessage {
     public func encoded(
         integrityKey: [UInt8]? = nil, useSHA256: Bool = false, fingerprint: Bool = false, padding: UInt8? = nil
     ) throws(PreflightError) -> [UInt8] {
-        try encoded(key: integrityKey.map { .raw($0) }, useSHA256: useSHA256, fingerprint: fingerprint, padding: padding)
+        try encoded(key: integrityKey.map { STUNIntegrityKey($0) }, useSHA256: useSHA256, fingerprint: fingerprint, padding: padding)
     }
 
     /// Encodes the message with an integrity key prepared once (faster for many messages). See
@@ -40,12 +40,12 @@ extension STUNMessage {
     public func encoded(
         integrityKey: STUNIntegrityKey, useSHA256: Bool = false, fingerprint: Bool = false, padding: UInt8? = nil
     ) throws(PreflightError) -> [UInt8] {
-        try encoded(key: .prepared(integrityKey), useSHA256: useSHA256, fingerprint: fingerprint, padding: padding)
+        try encoded(key: integrityKey, useSHA256: useSHA256, fingerprint: fingerprint, padding: padding)
     }
 
     @inlinable
     func encoded(
-        key integrityKey: IntegrityKeySource?, useSHA256: Bool, fingerprint: Bool, padding: UInt8?
+        key integrityKey: STUNIntegrityKey?, useSHA256: Bool, fingerprint: Bool, padding: UInt8?
     ) throws(PreflightError) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(Self.headerLength + 56 + attributes.count * 16)
@@ -81,13 +81,13 @@ extension STUNMessage {
             out.append(UInt8(truncatingIfNeeded: attributeType.rawValue))
             out.append(0)
             out.append(UInt8(macLength))
-            func feed<H: HashFunction>(_ hasher: inout H) {
+            func feed<H: IncrementalHash>(_ hasher: inout H) {
                 out.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<integrityStart])) }
             }
             if useSHA256 {
-                integrityKey.sha256().authenticate(feed) { out.append(contentsOf: $0) }
+                integrityKey.storage.sha256.authenticate(feed) { out.append(contentsOf: $0) }
             } else {
-                integrityKey.sha1().authenticate(feed) { out.append(contentsOf: $0) }
+                integrityKey.storage.sha1.authenticate(feed) { out.append(contentsOf: $0) }
             }
         }
         if fingerprint {

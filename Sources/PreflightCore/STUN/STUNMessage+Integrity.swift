@@ -16,19 +16,14 @@ extension STUNMessage {
     ///   no integrity attribute.
     @inlinable
     public func verifyIntegrity(key: [UInt8]) throws(PreflightError) {
-        try verifyIntegrity(source: .raw(key))
+        try verifyIntegrity(key: STUNIntegrityKey(key))
     }
 
     /// Checks the integrity with a key prepared once (faster for many messages). See ``verifyIntegrity(key:)``.
     @inlinable
     public func verifyIntegrity(key: STUNIntegrityKey) throws(PreflightError) {
-        try verifyIntegrity(source: .prepared(key))
-    }
-
-    @inlinable
-    func verifyIntegrity(source key: IntegrityKeySource) throws(PreflightError) {
         guard let received else {
-            try asReceived(failing: .integrityCheckFailed).verifyIntegrity(source: key)
+            try asReceived(failing: .integrityCheckFailed).verifyIntegrity(key: key)
             return
         }
         let bytes = received.bytes
@@ -36,7 +31,7 @@ extension STUNMessage {
         if let offset = received.integritySHA256Offset {
             let valueLength = Int(bytes[s + offset + 2]) << 8 | Int(bytes[s + offset + 3])
             let value = bytes[(s + offset + 4)..<(s + offset + 4 + valueLength)]
-            let ok = key.sha256().authenticate({ Self.updateAdjusted(&$0, bytes[s..<(s + offset)], length: offset + 4 + valueLength) }) {
+            let ok = key.storage.sha256.authenticate({ Self.updateAdjusted(&$0, bytes[s..<(s + offset)], length: offset + 4 + valueLength) }) {
                 Self.constantTimeEqual(UnsafeRawBufferPointer(rebasing: $0[0..<valueLength]), value)
             }
             guard ok else {
@@ -44,7 +39,7 @@ extension STUNMessage {
             }
         } else if let offset = received.integrityOffset {
             let value = bytes[(s + offset + 4)..<(s + offset + 24)]
-            let ok = key.sha1().authenticate({ Self.updateAdjusted(&$0, bytes[s..<(s + offset)], length: offset + 24) }) {
+            let ok = key.storage.sha1.authenticate({ Self.updateAdjusted(&$0, bytes[s..<(s + offset)], length: offset + 24) }) {
                 Self.constantTimeEqual($0, value)
             }
             guard ok else {
@@ -103,7 +98,7 @@ extension STUNMessage {
     /// Feeds `prefix` (header and the attributes before the integrity attribute) to `hmac`, with the
     /// header's length field replaced by `length` - 20 as RFC 8489 §14.5 requires.
     @inlinable
-    static func updateAdjusted<H: HashFunction>(_ hasher: inout H, _ prefix: ArraySlice<UInt8>, length: Int) {
+    static func updateAdjusted<H: IncrementalHash>(_ hasher: inout H, _ prefix: ArraySlice<UInt8>, length: Int) {
         let body = UInt16(truncatingIfNeeded: length - headerLength)
         let s = prefix.startIndex
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { header in
