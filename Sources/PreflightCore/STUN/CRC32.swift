@@ -23,8 +23,14 @@ enum CRC32 {
     /// The CRC-32 of `bytes`.
     @inlinable
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.withUnsafeBytes { checksum($0) }
+    }
+
+    /// The CRC-32 of `input`.
+    @inlinable
+    static func checksum(_ input: UnsafeRawBufferPointer) -> UInt32 {
         tables.withUnsafeBufferPointer { t in
-            bytes.withUnsafeBufferPointer { input in
+            do {
                 var crc: UInt32 = 0xFFFF_FFFF
                 var i = 0
                 let count = input.count

@@ -7,9 +7,6 @@ import Crypto
 #endif
 
 extension STUNMessage {
-    /// The XOR mask of the FINGERPRINT attribute (RFC 8489 §14.7): "STUN" in ASCII.
-    @usableFromInline static let fingerprintXOR: UInt32 = 0x5354_554E
-
     /// Encodes the message.
     ///
     /// With an `integrityKey`, any MESSAGE-INTEGRITY, MESSAGE-INTEGRITY-SHA256 and FINGERPRINT in
@@ -93,7 +90,7 @@ extension STUNMessage {
         if fingerprint {
             // The CRC covers the header with a length that includes the FINGERPRINT itself.
             try Self.setLength(out.count - Self.headerLength + 8, in: &out)
-            let crc = CRC32.checksum(out[...]) ^ Self.fingerprintXOR
+            let crc = CRC32.checksum(out[...]) ^ STUNMessageLayout.fingerprintXOR
             out.append(0x80)
             out.append(0x28)
             out.append(0)

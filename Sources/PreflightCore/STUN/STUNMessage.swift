@@ -58,20 +58,17 @@ public struct STUNMessage: Hashable, Sendable {
     }
 }
 
-/// The received bytes of a decoded message and where its integrity attributes start.
+/// The received bytes of a decoded message and their validated layout.
 @usableFromInline
 struct ReceivedBytes: Sendable {
     /// The whole message as received (header included).
     @usableFromInline var bytes: ArraySlice<UInt8>
-    /// Offset from the message start of the MESSAGE-INTEGRITY attribute header that counts.
-    @usableFromInline var integrityOffset: Int?
-    /// Offset from the message start of the MESSAGE-INTEGRITY-SHA256 attribute header that counts.
-    @usableFromInline var integritySHA256Offset: Int?
-    /// Offset from the message start of the FINGERPRINT attribute header.
-    @usableFromInline var fingerprintOffset: Int?
+    /// Where the attributes, and the integrity attributes that count, are.
+    @usableFromInline var layout: STUNMessageLayout
 
     @inlinable
-    init(bytes: ArraySlice<UInt8>) {
+    init(bytes: ArraySlice<UInt8>, layout: STUNMessageLayout) {
         self.bytes = bytes
+        self.layout = layout
     }
 }

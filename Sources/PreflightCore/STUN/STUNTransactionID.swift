@@ -37,12 +37,9 @@ public struct STUNTransactionID: Hashable, Sendable, CustomStringConvertible {
     /// Appends the 12 bytes in wire order.
     @inlinable
     func appendBytes(to out: inout [UInt8]) {
-        for shift in stride(from: 24, through: 0, by: -8) {
-            out.append(UInt8(truncatingIfNeeded: high >> UInt32(shift)))
-        }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            out.append(UInt8(truncatingIfNeeded: low >> UInt64(shift)))
-        }
+        // Two writes: a (UInt32, UInt64) tuple would carry alignment padding between its fields.
+        withUnsafeBytes(of: high.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: low.bigEndian) { out.append(contentsOf: $0) }
     }
 
     /// Byte `index` (0–11) of the identifier.
