@@ -34,21 +34,22 @@ enum CRC32 {
                 var crc: UInt32 = 0xFFFF_FFFF
                 var i = 0
                 let count = input.count
-                while count - i >= 8 {
+                // Wrapping arithmetic: indices stay within `count` by the loop conditions.
+                while count &- i >= 8 {
                     let low =
                         crc
-                        ^ (UInt32(input[i]) | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2]) << 16
-                            | UInt32(input[i + 3]) << 24)
+                        ^ (UInt32(input[i]) | UInt32(input[i &+ 1]) << 8 | UInt32(input[i &+ 2]) << 16
+                            | UInt32(input[i &+ 3]) << 24)
                     crc =
-                        t[7 * 256 + Int(low & 0xFF)] ^ t[6 * 256 + Int((low >> 8) & 0xFF)]
-                        ^ t[5 * 256 + Int((low >> 16) & 0xFF)] ^ t[4 * 256 + Int(low >> 24)]
-                        ^ t[3 * 256 + Int(input[i + 4])] ^ t[2 * 256 + Int(input[i + 5])]
-                        ^ t[1 * 256 + Int(input[i + 6])] ^ t[Int(input[i + 7])]
-                    i += 8
+                        t[1792 &+ Int(low & 0xFF)] ^ t[1536 &+ Int((low >> 8) & 0xFF)]
+                        ^ t[1280 &+ Int((low >> 16) & 0xFF)] ^ t[1024 &+ Int(low >> 24)]
+                        ^ t[768 &+ Int(input[i &+ 4])] ^ t[512 &+ Int(input[i &+ 5])]
+                        ^ t[256 &+ Int(input[i &+ 6])] ^ t[Int(input[i &+ 7])]
+                    i &+= 8
                 }
                 while i < count {
                     crc = t[Int((crc ^ UInt32(input[i])) & 0xFF)] ^ (crc >> 8)
-                    i += 1
+                    i &+= 1
                 }
                 return crc ^ 0xFFFF_FFFF
             }

@@ -78,14 +78,24 @@ extension STUNMessage {
             out.append(UInt8(truncatingIfNeeded: attributeType.rawValue))
             out.append(0)
             out.append(UInt8(macLength))
-            func feed<H: IncrementalHash>(_ hasher: inout H) {
-                out.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<integrityStart])) }
+            // Compute the MAC into stack memory, then append: appending while the hashing closures
+            // still see `out` made the array copy itself.
+            var mac = SIMD32<UInt8>()
+            out.withUnsafeBytes { message in
+                let covered = UnsafeRawBufferPointer(rebasing: message[0..<integrityStart])
+                withUnsafeMutableBytes(of: &mac) { macBytes in
+                    if useSHA256 {
+                        integrityKey.storage.sha256.authenticate({ $0.update(bufferPointer: covered) }) {
+                            macBytes.copyMemory(from: $0)
+                        }
+                    } else {
+                        integrityKey.storage.sha1.authenticate({ $0.update(bufferPointer: covered) }) {
+                            macBytes.copyMemory(from: $0)
+                        }
+                    }
+                }
             }
-            if useSHA256 {
-                integrityKey.storage.sha256.authenticate(feed) { out.append(contentsOf: $0) }
-            } else {
-                integrityKey.storage.sha1.authenticate(feed) { out.append(contentsOf: $0) }
-            }
+            withUnsafeBytes(of: &mac) { out.append(contentsOf: $0.prefix(macLength)) }
         }
         if fingerprint {
             // The CRC covers the header with a length that includes the FINGERPRINT itself.
