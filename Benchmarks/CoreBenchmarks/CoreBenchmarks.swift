@@ -156,7 +156,7 @@ enum CoreBenchmarks {
         let layout = try STUNMessageLayout(parsing: buffer)
         try layout.verifyIntegrity(key: key, in: buffer)
         try layout.verifyFingerprint(in: buffer)
-        guard let username = layout.value(of: .username, in: buffer), buffer[username].elementsEqual(expectedUsername),
+        guard layout.value(of: .username, in: buffer, equals: expectedUsername),
             let priority = layout.value(of: .priority, in: buffer)
         else { return -1 }
         return Int(buffer[priority.lowerBound]) &+ layout.attributeCount

@@ -27,9 +27,10 @@ struct SHA1: IncrementalHash, Sendable {
     @inlinable
     mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
         withUnsafeMutableBytes(of: &state) { words in
+            // The state is 20 bytes, so its buffer always has an address.
+            guard let words = words.baseAddress else { return }
             preflight_sha1_compress(
-                words.baseAddress!.assumingMemoryBound(to: UInt32.self), blocks.assumingMemoryBound(to: UInt8.self),
-                count)
+                words.assumingMemoryBound(to: UInt32.self), blocks.assumingMemoryBound(to: UInt8.self), count)
         }
     }
 
@@ -48,7 +49,9 @@ struct SHA1: IncrementalHash, Sendable {
             index = take
             if used + take < 64 { return }
             var block = pending
-            withUnsafeBytes(of: &block) { compress($0.baseAddress!, count: 1) }
+            withUnsafeBytes(of: &block) { bytes in
+                if let base = bytes.baseAddress { compress(base, count: 1) }
+            }
         }
         let whole = (input.count - index) / 64
         if whole > 0 {

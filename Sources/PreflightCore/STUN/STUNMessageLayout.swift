@@ -141,6 +141,18 @@ public struct STUNMessageLayout: Sendable, Hashable {
         return found
     }
 
+    /// Whether the first attribute of `type` a receiver acts on holds exactly `expected` (e.g. the
+    /// USERNAME an ICE agent expects in a check); `false` when there is none.
+    @inlinable
+    public func value(of type: STUNAttributeType, in bytes: UnsafeRawBufferPointer, equals expected: [UInt8]) -> Bool {
+        guard let range = value(of: type, in: bytes), range.count == expected.count else { return false }
+        return expected.withUnsafeBytes { expected in
+            var difference: UInt8 = 0
+            for index in 0..<expected.count { difference |= expected[index] ^ bytes[range.lowerBound &+ index] }
+            return difference == 0
+        }
+    }
+
     @inlinable
     static func uint32(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
         UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16 | UInt32(bytes[offset + 2]) << 8

@@ -40,6 +40,10 @@ import Testing
             #expect(layout.value(of: .useCandidate, in: buffer)?.isEmpty == true)
             #expect(layout.value(of: .iceControlled, in: buffer) == nil)
             #expect(layout.attributeCount == 6)
+            #expect(layout.value(of: .username, in: buffer, equals: Array("edge:client".utf8)))
+            #expect(!layout.value(of: .username, in: buffer, equals: Array("edge:clienT".utf8)))
+            #expect(!layout.value(of: .username, in: buffer, equals: Array("edge:clien".utf8)))
+            #expect(!layout.value(of: .realm, in: buffer, equals: []))
             // The MAC covers only what precedes it, so the appended attribute does not break it.
             try layout.verifyIntegrity(key: key, in: buffer)
         }
