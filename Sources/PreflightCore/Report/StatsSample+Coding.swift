@@ -1,5 +1,3 @@
-import Foundation
-
 extension StatsSample {
     enum CodingKeys: String, CodingKey {
         case timestamp, rtt, jitter, mos, packetsLost, packetsLostFraction, packetsSent, packetsReceived
@@ -37,7 +35,7 @@ extension StatsSample {
     /// Encodes the sample with `timestamp` as a string with six decimals, as the reference report does.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(String(format: "%.6f", timestamp), forKey: .timestamp)
+        try container.encode(FixedDecimalFormat.sixDecimals(timestamp), forKey: .timestamp)
         try container.encode(rtt, forKey: .rtt)
         try container.encode(jitter, forKey: .jitter)
         try container.encode(mos, forKey: .mos)

@@ -146,11 +146,7 @@ public struct STUNMessageLayout: Sendable, Hashable {
     @inlinable
     public func value(of type: STUNAttributeType, in bytes: UnsafeRawBufferPointer, equals expected: [UInt8]) -> Bool {
         guard let range = value(of: type, in: bytes), range.count == expected.count else { return false }
-        return expected.withUnsafeBytes { expected in
-            var difference: UInt8 = 0
-            for index in 0..<expected.count { difference |= expected[index] ^ bytes[range.lowerBound &+ index] }
-            return difference == 0
-        }
+        return expected.withUnsafeBytes { Self.constantTimeEqual($0, UnsafeRawBufferPointer(rebasing: bytes[range])) }
     }
 
     @inlinable

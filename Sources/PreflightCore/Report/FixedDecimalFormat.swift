@@ -1,7 +1,7 @@
 /// Formats numbers the way C's `printf("%f", x)` does, without Foundation.
 ///
-/// The warning records of the reference report carry their `values` and `threshold` as `"%f"`
-/// strings (`"0.305590"`, `"1.000000"`): six decimals, no exponent, the exact binary value rounded
+/// The reference report writes warning records' `values` and `threshold` (`"0.305590"`,
+/// `"1.000000"`) and stats samples' `timestamp` (`"1731699140337.642090"`) as `"%f"` strings: six decimals, no exponent, the exact binary value rounded
 /// half-to-even (as glibc and Apple's libc do), `"-"` kept on negative values that round to zero,
 /// and `"inf"`, `"-inf"`, `"nan"` for non-finite values.
 enum FixedDecimalFormat {
