@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "PreflightCore", targets: ["PreflightCore"]),
+        .library(name: "PreflightEdge", targets: ["PreflightEdge"]),
         .executable(name: "preflight", targets: ["preflight"]),
         .executable(name: "preflight-bench", targets: ["PreflightBenchmarks"]),
     ],
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         // Pure code, no I/O: wire codecs, measurement, quality scales, warnings, report, call state.
@@ -30,11 +32,18 @@ let package = Package(
         ),
         // SHA-1 compression (x86 SHA extensions or portable C) for STUN's HMAC-SHA1 hot path.
         .target(name: "CPreflightSHA1"),
+        // The edge server. So far: access tokens (JWT HS256, verified with jwt-kit).
+        .target(
+            name: "PreflightEdge",
+            dependencies: ["PreflightCore", .product(name: "JWTKit", package: "jwt-kit")],
+            swiftSettings: sharedSwiftSettings
+        ),
         // The command line: ArgumentParser commands. The executable below is a thin `@main`.
         .target(
             name: "PreflightCLI",
             dependencies: [
                 "PreflightCore",
+                "PreflightEdge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: sharedSwiftSettings
@@ -61,8 +70,13 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
+            name: "PreflightEdgeTests",
+            dependencies: ["PreflightEdge", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
             name: "PreflightCLITests",
-            dependencies: ["PreflightCLI"],
+            dependencies: ["PreflightCLI", "PreflightEdge"],
             swiftSettings: sharedSwiftSettings
         ),
     ]

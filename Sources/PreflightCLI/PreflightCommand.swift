@@ -12,7 +12,8 @@ public struct PreflightCommand: AsyncParsableCommand {
             and connectivity. The test call and the edge server arrive with the next releases; \
             this build ships the measurement core.
             """,
-        version: PreflightVersion.current
+        version: PreflightVersion.current,
+        subcommands: [TokenCommand.self]
     )
 
     /// Creates the command (ArgumentParser requirement).

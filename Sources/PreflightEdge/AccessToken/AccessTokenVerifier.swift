@@ -1,0 +1,159 @@
+import Foundation
+import JWTKit
+import PreflightCore
+
+/// Verifies access tokens against the edge's API keys and says precisely why a token is refused,
+/// with the vendor's codes (docs/errors.md): 20101 not a token, 20102 header (anything but HS256,
+/// `alg: none` included), 20103 unknown issuer or no subject, 20107 bad signature, 20104 expired or
+/// no expiry, 20105 not yet valid, 20157 lifetime over the maximum, 20106 missing grants.
+///
+/// The signature is checked with jwt-kit, using the secret of the key named by the `iss` claim
+/// (the vendor's tokens carry no `kid`); the header and claims are checked here so each failure
+/// gets its own code.
+public struct AccessTokenVerifier: Sendable {
+    /// The `cty` header value of the vendor's access tokens.
+    public static let contentType = "twilio-fpa;v=1"
+
+    /// What the verifier accepts.
+    public struct Configuration: Sendable {
+        /// API key sid → secret. Tokens issued by other keys are refused (20103).
+        public var apiKeys: [String: String]
+        /// The longest lifetime (expiry minus issue time) accepted; 24 hours by default.
+        public var maximumLifetime: Duration
+        /// Tolerance for clock differences on expiry and not-before; 5 seconds by default.
+        public var clockSkew: Duration
+
+        /// Creates a configuration.
+        public init(apiKeys: [String: String], maximumLifetime: Duration = .seconds(86_400), clockSkew: Duration = .seconds(5)) {
+            self.apiKeys = apiKeys
+            self.maximumLifetime = maximumLifetime
+            self.clockSkew = clockSkew
+        }
+    }
+
+    /// The configuration in force.
+    public let configuration: Configuration
+    private let keys: [String: JWTKeyCollection]
+
+    /// The shortest secret accepted, bytes: HS256 needs a key at least as long as its output.
+    public static let minimumSecretLength = 32
+
+    /// Creates a verifier.
+    /// - Throws: ``PreflightError`` `.invalidArgument` when a secret is shorter than
+    ///   ``minimumSecretLength`` bytes.
+    public init(configuration: Configuration) async throws(PreflightError) {
+        self.configuration = configuration
+        var keys: [String: JWTKeyCollection] = [:]
+        for (sid, secret) in configuration.apiKeys {
+            try Self.checkSecret(secret, of: sid)
+            keys[sid] = await JWTKeyCollection().add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        }
+        self.keys = keys
+    }
+
+    /// Refuses secrets jwt-kit would reject (it asserts, which traps in debug builds).
+    static func checkSecret(_ secret: String, of sid: String) throws(PreflightError) {
+        guard secret.utf8.count >= minimumSecretLength else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "access token: the secret of API key \"\(sid)\" is \(secret.utf8.count) bytes, at least \(minimumSecretLength) are needed for HS256")
+        }
+    }
+
+    /// Verifies `token` and returns its claims.
+    /// - Parameters:
+    ///   - token: the JWT in compact serialization.
+    ///   - now: the time to judge expiry and not-before against.
+    ///   - requireOutgoingGrant: whether the token must carry `grants.voice.outgoing.application_sid`
+    ///     (a test call needs it).
+    /// - Throws: ``PreflightError`` with one of the access-token codes listed on the type.
+    public func verify(
+        _ token: String, now: Date = Date(), requireOutgoingGrant: Bool = true
+    ) async throws(PreflightError) -> AccessTokenClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        // The signature part may be empty (an unsigned `alg: none` token): the header check refuses those.
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw PreflightError(code: .invalidAccessToken, message: "access token: not a JWT (expected three dot-separated parts)")
+        }
+        let header: JWTHeader = try Self.decodePart(parts[0], what: "header", code: .invalidAccessToken)
+        guard header.alg == "HS256" else {
+            throw PreflightError(
+                code: .invalidAccessTokenHeader,
+                message: "access token: algorithm \"\(header.alg ?? "missing")\" refused, only HS256 is accepted")
+        }
+        if let type = header.typ, type != "JWT" {
+            throw PreflightError(code: .invalidAccessTokenHeader, message: "access token: type \"\(type)\" is not JWT")
+        }
+        let unverified: AccessTokenClaims = try Self.decodePart(parts[1], what: "payload", code: .invalidAccessToken)
+        guard let collection = keys[unverified.iss] else {
+            throw PreflightError(
+                code: .invalidAccessTokenIssuer, message: "access token: issuer \"\(unverified.iss)\" is not a known API key")
+        }
+        guard !unverified.sub.isEmpty else {
+            throw PreflightError(code: .invalidAccessTokenIssuer, message: "access token: subject (account) is empty")
+        }
+        let claims: AccessTokenClaims
+        do {
+            claims = try await collection.verify(token, as: AccessTokenClaims.self)
+        } catch {
+            throw PreflightError(
+                code: .invalidAccessTokenSignature,
+                message: "access token: signature does not match the secret of API key \"\(unverified.iss)\"",
+                underlying: error)
+        }
+        try checkTimes(claims, now: now.timeIntervalSince1970)
+        guard let identity = claims.grants.identity, !identity.isEmpty else {
+            throw PreflightError(code: .invalidAccessTokenGrants, message: "access token: grants carry no identity")
+        }
+        if requireOutgoingGrant {
+            guard let application = claims.grants.voice?.outgoing?.applicationSID, !application.isEmpty else {
+                throw PreflightError(
+                    code: .invalidAccessTokenGrants,
+                    message: "access token: grants carry no voice.outgoing.application_sid to route the call")
+            }
+        }
+        return claims
+    }
+
+    private func checkTimes(_ claims: AccessTokenClaims, now: Double) throws(PreflightError) {
+        let skew = Self.seconds(configuration.clockSkew)
+        guard let expiry = claims.exp, expiry.isFinite else {
+            throw PreflightError(code: .accessTokenExpired, message: "access token: no valid expiry (exp)")
+        }
+        guard now <= expiry + skew else {
+            throw PreflightError(
+                code: .accessTokenExpired, message: "access token: expired \(Int64(now - expiry)) s ago (exp \(Int64(expiry)))")
+        }
+        if let notBefore = claims.nbf, now + skew < notBefore {
+            throw PreflightError(
+                code: .accessTokenNotYetValid,
+                message: "access token: not valid for another \(Int64(notBefore - now)) s (nbf \(Int64(notBefore)))")
+        }
+        let start = claims.iat ?? claims.nbf ?? now
+        let maximum = Self.seconds(configuration.maximumLifetime)
+        guard expiry - start <= maximum else {
+            throw PreflightError(
+                code: .accessTokenLifetimeTooLong,
+                message: "access token: lifetime \(Int64(expiry - start)) s exceeds the maximum \(Int64(maximum)) s")
+        }
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// Decodes one base64url JSON part of the token.
+    private static func decodePart<T: Decodable>(_ part: Substring, what: String, code: PreflightError.Code) throws(PreflightError) -> T {
+        var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        guard let data = Data(base64Encoded: text) else {
+            throw PreflightError(code: code, message: "access token: \(what) is not base64url")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw PreflightError(code: code, message: "access token: \(what) is not the expected JSON", underlying: error)
+        }
+    }
+}
