@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Pure code, no I/O: wire codecs, measurement, quality scales, warnings, report, call state.
@@ -32,10 +33,16 @@ let package = Package(
         ),
         // SHA-1 compression (x86 SHA extensions or portable C) for STUN's HMAC-SHA1 hot path.
         .target(name: "CPreflightSHA1"),
-        // The edge server. So far: access tokens (JWT HS256, verified with jwt-kit).
+        // The edge server. So far: access tokens (JWT HS256, verified with jwt-kit) and the UDP
+        // media service (ICE-lite checks, echo).
         .target(
             name: "PreflightEdge",
-            dependencies: ["PreflightCore", .product(name: "JWTKit", package: "jwt-kit")],
+            dependencies: [
+                "PreflightCore",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         // The command line: ArgumentParser commands. The executable below is a thin `@main`.
@@ -71,7 +78,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PreflightEdgeTests",
-            dependencies: ["PreflightEdge", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "PreflightEdge",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

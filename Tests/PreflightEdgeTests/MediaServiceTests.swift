@@ -1,0 +1,129 @@
+import NIOCore
+import NIOPosix
+import PreflightCore
+import PreflightEdge
+import Testing
+
+@Suite struct MediaServiceTests {
+    static let credentials = ICELiteCredentials(localUfrag: "edge", localPassword: "edgepassword0123456789", remoteUfrag: "clnt")
+    static let client = try! SocketAddress(ipAddress: "127.0.0.1", port: 50_000)
+
+    static func check(username: String? = "edge:clnt", password: String = credentials.localPassword) throws -> (STUNMessage, ByteBuffer) {
+        let request = STUNMessage(
+            type: STUNMessageType(method: .binding, class: .request),
+            attributes: (username.map { [STUNAttribute.username($0)] } ?? []) + [.priority(1_853_824_767), .iceControlling(1), .useCandidate])
+        return (request, ByteBuffer(bytes: try request.encoded(integrityKey: Array(password.utf8), fingerprint: true)))
+    }
+
+    static let rtp = ByteBuffer(bytes: try! RTPPacket(payloadType: 0, sequenceNumber: 1, timestamp: 160, ssrc: 7, payload: [0xFF, 0xFF][...]).encoded())
+
+    static func service() -> MediaService {
+        let service = MediaService()
+        service.addSession(credentials)
+        return service
+    }
+
+    static func errorCode(_ reply: ByteBuffer?) throws -> Int? {
+        let message = try STUNMessage(decoding: Array(try #require(reply).readableBytesView))
+        return message.errorCode?.code
+    }
+
+    @Test func validCheckIsAnsweredAndUnlocksEcho() throws {
+        let service = Self.service()
+        #expect(service.handle(Self.rtp, from: Self.client) == nil)  // before any check
+        #expect(service.counters.droppedUnverified == 1)
+
+        let (request, datagram) = try Self.check()
+        let reply = try #require(service.handle(datagram, from: Self.client))
+        let response = try STUNMessage(decoding: Array(reply.readableBytesView))
+        #expect(response.type == STUNMessageType(method: .binding, class: .successResponse))
+        #expect(response.transactionID == request.transactionID)
+        #expect(response.xorMappedAddress == TransportAddress(ipv4: 127, 0, 0, 1, port: 50_000))
+        try response.verifyIntegrity(key: Array(Self.credentials.localPassword.utf8))
+        try response.verifyFingerprint()
+        #expect(service.isVerified(Self.client))
+
+        #expect(service.handle(Self.rtp, from: Self.client) == Self.rtp)
+        let other = try SocketAddress(ipAddress: "127.0.0.1", port: 50_001)
+        #expect(service.handle(Self.rtp, from: other) == nil)  // another port has not proved anything
+        #expect(service.counters.checksAnswered == 1)
+        #expect(service.counters.packetsEchoed == 1)
+        #expect(service.counters.droppedUnverified == 2)
+    }
+
+    @Test func refusedChecks() throws {
+        let service = Self.service()
+        #expect(try Self.errorCode(service.handle(try Self.check(password: "wrongpassword0123456789").1, from: Self.client)) == 401)
+        #expect(try Self.errorCode(service.handle(try Self.check(username: "nobody:clnt").1, from: Self.client)) == 401)
+        #expect(try Self.errorCode(service.handle(try Self.check(username: "edge:other").1, from: Self.client)) == 401)
+        #expect(try Self.errorCode(service.handle(try Self.check(username: nil).1, from: Self.client)) == 400)
+        #expect(service.counters.checksRefused == 4)
+        #expect(!service.isVerified(Self.client))
+        #expect(service.handle(Self.rtp, from: Self.client) == nil)
+    }
+
+    @Test(arguments: [[], [0x00], [0x00, 0x01, 0x00, 0x00], [0x40, 0x00, 0x00, 0x04, 1, 2, 3, 4], [0x17, 0x03, 0x03], Array(repeating: 0xAA, count: 64)] as [[UInt8]])
+    func garbageIsDroppedAndCounted(bytes: [UInt8]) {
+        let service = Self.service()
+        #expect(service.handle(ByteBuffer(bytes: bytes), from: Self.client) == nil)
+        #expect(service.counters.droppedMalformed + service.counters.droppedUnverified == 1)
+    }
+
+    @Test func corruptedFingerprintIsIgnored() throws {
+        let service = Self.service()
+        var bytes = Array(try Self.check().1.readableBytesView)
+        bytes[bytes.count - 1] ^= 1
+        #expect(service.handle(ByteBuffer(bytes: bytes), from: Self.client) == nil)
+        #expect(!service.isVerified(Self.client))
+    }
+
+    @Test func removedSessionStopsTheEcho() throws {
+        let service = Self.service()
+        _ = service.handle(try Self.check().1, from: Self.client)
+        #expect(service.isVerified(Self.client))
+        service.removeSession(localUfrag: "edge")
+        #expect(service.handle(Self.rtp, from: Self.client) == nil)
+        #expect(try Self.errorCode(service.handle(try Self.check().1, from: Self.client)) == 401)
+    }
+
+    /// Real UDP sockets on loopback, port 0: a client checks, then gets its RTP echoed.
+    @Test func loopbackCheckThenEcho() async throws {
+        let service = Self.service()
+        typealias Datagrams = NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
+        let group = MultiThreadedEventLoopGroup.singleton
+        func bind() async throws -> Datagrams {
+            try await DatagramBootstrap(group: group).bind(host: "127.0.0.1", port: 0) { channel in
+                channel.eventLoop.makeCompletedFuture { try Datagrams(wrappingChannelSynchronously: channel) }
+            }
+        }
+        let server = try await bind()
+        let serverAddress = try #require(server.channel.localAddress)
+        let client = try await bind()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.serve(server) }
+            group.addTask {
+                try await client.executeThenClose { inbound, outbound in
+                    var replies = inbound.makeAsyncIterator()
+                    let (request, check) = try Self.check()
+                    try await outbound.write(AddressedEnvelope(remoteAddress: serverAddress, data: check))
+                    let reply = try #require(try await replies.next())
+                    let response = try STUNMessage(decoding: Array(reply.data.readableBytesView))
+                    #expect(response.transactionID == request.transactionID)
+                    #expect(response.xorMappedAddress?.port == UInt16(client.channel.localAddress?.port ?? -1))
+                    try await outbound.write(AddressedEnvelope(remoteAddress: serverAddress, data: Self.rtp))
+                    let echo = try #require(try await replies.next())
+                    #expect(echo.data == Self.rtp)
+                }
+            }
+            // The client finishes first; then stop the server. A deadline keeps a lost datagram from hanging the test.
+            group.addTask {
+                try await Task.sleep(for: .seconds(10))
+                throw PreflightError(code: .cancelled, message: "loopback test did not finish in 10 s")
+            }
+            try await group.next()
+            group.cancelAll()
+            try? await server.channel.close()
+        }
+        #expect(service.counters.packetsEchoed == 1)
+    }
+}
