@@ -126,4 +126,31 @@ import Testing
         }
         #expect(service.counters.packetsEchoed == 1)
     }
+
+    @Test func floodFromOneSourceIsRateLimited() throws {
+        let service = MediaService(configuration: .init(packetsPerSecondPerSource: 50, burstPerSource: 10))
+        service.addSession(Self.credentials)
+        _ = service.handle(try Self.check().1, from: Self.client, at: 0)
+        // 1000 packets in the same instant: the burst's 9 remaining tokens pass, the rest are dropped.
+        let echoed = (0..<1000).filter { _ in service.handle(Self.rtp, from: Self.client, at: 0) != nil }.count
+        #expect(echoed == 9)
+        #expect(service.counters.droppedRateLimited == 991)
+        // One second later the source may send again, at 50 per second.
+        let later = (0..<100).filter { index in service.handle(Self.rtp, from: Self.client, at: 1 + Double(index) * 0.01) != nil }.count
+        #expect(later >= 50 && later <= 60)
+        // Another source is not affected by the first one's flood.
+        let other = try SocketAddress(ipAddress: "127.0.0.1", port: 50_002)
+        #expect(service.handle(try Self.check().1, from: other, at: 0) != nil)
+    }
+
+    @Test func trackedSourcesAreBounded() throws {
+        let service = MediaService(configuration: .init(packetsPerSecondPerSource: 1, burstPerSource: 1, maximumTrackedSources: 100))
+        // 1000 spoofed sources, one datagram each: none is rate limited, and the table stays bounded
+        // (it is cleared when full, which at worst grants a source a fresh burst).
+        for port in 1...1000 {
+            _ = service.handle(Self.rtp, from: try SocketAddress(ipAddress: "127.0.0.1", port: port), at: 0)
+        }
+        #expect(service.counters.droppedRateLimited == 0)
+        #expect(service.counters.droppedUnverified == 1000)
+    }
 }

@@ -20,6 +20,27 @@ public final class MediaService: Sendable {
         public var droppedUnverified = 0
         /// Datagrams that are neither a valid STUN check nor RTP/RTCP: dropped.
         public var droppedMalformed = 0
+        /// Datagrams over a source's packet-rate limit: dropped before any processing.
+        public var droppedRateLimited = 0
+    }
+
+    /// Limits that protect the edge.
+    public struct Configuration: Sendable, Hashable {
+        /// Datagrams per second accepted from one source address; 200 by default (audio at 20 ms
+        /// frames is 50 per second, RTCP and checks add a few).
+        public var packetsPerSecondPerSource: Double
+        /// Largest burst from one source, datagrams; 100 by default.
+        public var burstPerSource: Double
+        /// How many sources are tracked for rate limiting; when full the table is cleared (a flood of
+        /// spoofed sources cannot grow it). 65 536 by default.
+        public var maximumTrackedSources: Int
+
+        /// Creates a configuration; see each property for its default.
+        public init(packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536) {
+            self.packetsPerSecondPerSource = packetsPerSecondPerSource
+            self.burstPerSource = burstPerSource
+            self.maximumTrackedSources = maximumTrackedSources
+        }
     }
 
     private struct Session {
@@ -30,13 +51,21 @@ public final class MediaService: Sendable {
     private struct State {
         var sessions: [String: Session] = [:]
         var verified: [SocketAddress: String] = [:]
+        var buckets: [SocketAddress: TokenBucket] = [:]
         var counters = Counters()
     }
 
     private let state = Mutex(State())
+    /// The limits in force.
+    public let configuration: Configuration
+    private let clock = ContinuousClock()
+    private let start: ContinuousClock.Instant
 
     /// Creates a service with no sessions.
-    public init() {}
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        start = clock.now
+    }
 
     /// What the service has done so far.
     public var counters: Counters { state.withLock { $0.counters } }
@@ -61,7 +90,22 @@ public final class MediaService: Sendable {
     }
 
     /// Handles one datagram from `source` and returns the datagram to send back to it, if any.
-    public func handle(_ datagram: ByteBuffer, from source: SocketAddress) -> ByteBuffer? {
+    /// - Parameter time: seconds on a monotonic clock, for the rate limit; the service's own clock
+    ///   by default (tests pass their own).
+    public func handle(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> ByteBuffer? {
+        let now = time ?? Self.seconds(clock.now - start)
+        let allowed = state.withLock { state -> Bool in
+            if state.buckets[source] == nil, state.buckets.count >= configuration.maximumTrackedSources {
+                state.buckets.removeAll(keepingCapacity: true)
+            }
+            var bucket = state.buckets[source]
+                ?? TokenBucket(rate: configuration.packetsPerSecondPerSource, burst: configuration.burstPerSource)
+            let allowed = bucket.allow(at: now)
+            state.buckets[source] = bucket
+            if !allowed { state.counters.droppedRateLimited += 1 }
+            return allowed
+        }
+        guard allowed else { return nil }
         let kind = PacketKind.classify(Array(datagram.readableBytesView.prefix(2)))
         switch kind {
         case .stun:
@@ -139,6 +183,11 @@ public final class MediaService: Sendable {
             state.counters.checksAnswered += 1
         }
         return .answer(encoded)
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Serves datagrams from `channel` until it closes or the task is cancelled.
