@@ -4,6 +4,13 @@ extension PacketKind {
     /// marker bit set). Reads at most two bytes and never allocates.
     @inlinable
     public static func classify(_ datagram: ArraySlice<UInt8>) -> PacketKind {
+        datagram.withUnsafeBytes { classify($0) }
+    }
+
+    /// Classifies a datagram in raw memory (a NIO buffer's readable bytes); see
+    /// ``classify(_:)-(ArraySlice<UInt8>)``.
+    @inlinable
+    public static func classify(_ datagram: UnsafeRawBufferPointer) -> PacketKind {
         guard let first = datagram.first else { return .unknown }
         switch first {
         case 0...3: return .stun
@@ -11,10 +18,8 @@ extension PacketKind {
         case 20...63: return .dtls
         case 64...79: return .turnChannel
         case 128...191:
-            let secondIndex = datagram.index(after: datagram.startIndex)
-            guard secondIndex < datagram.endIndex else { return .unknown }
-            let second = datagram[secondIndex]
-            return (192...223).contains(second) ? .rtcp : .rtp
+            guard datagram.count >= 2 else { return .unknown }
+            return (192...223).contains(datagram[1]) ? .rtcp : .rtp
         default: return .unknown
         }
     }

@@ -106,7 +106,7 @@ public final class MediaService: Sendable {
             return allowed
         }
         guard allowed else { return nil }
-        let kind = PacketKind.classify(Array(datagram.readableBytesView.prefix(2)))
+        let kind = datagram.withUnsafeReadableBytes { PacketKind.classify($0) }
         switch kind {
         case .stun:
             return handleSTUN(datagram, from: source)
