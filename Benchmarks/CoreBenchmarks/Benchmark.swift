@@ -1,3 +1,5 @@
+import PreflightCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -34,8 +36,7 @@ struct Benchmark {
                 elapsed = clock.now - start
             }
             let cpu = Self.threadCPUSeconds() - cpuStart
-            let (whole, attoseconds) = elapsed.components
-            bestWall = max(bestWall, Double(operations) / (Double(whole) + Double(attoseconds) / 1e18))
+            bestWall = max(bestWall, Double(operations) / elapsed.inSeconds)
             if cpu > 0 { bestCPU = max(bestCPU, Double(operations) / cpu) }
         }
         return Result(name: name, unit: unit, rate: bestCPU, wallRate: bestWall, target: target, checksum: checksum)

@@ -44,8 +44,7 @@ public struct AccessTokenIssuer: Sendable {
         notBefore: Date? = nil
     ) async throws(PreflightError) -> String {
         let issued = now.timeIntervalSince1970.rounded(.down)
-        let (seconds, attoseconds) = lifetime.components
-        let expiry = issued + Double(seconds) + Double(attoseconds) / 1e18
+        let expiry = issued + lifetime.inSeconds
         var random = SystemRandomNumberGenerator()
         let claims = AccessTokenClaims(
             jti: "\(apiKeySID)-\(Int64(issued))-\(String(random.next() as UInt32, radix: 16))",

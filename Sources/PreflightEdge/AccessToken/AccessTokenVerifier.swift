@@ -116,7 +116,7 @@ public struct AccessTokenVerifier: Sendable {
     }
 
     private func checkTimes(_ claims: AccessTokenClaims, now: Double) throws(PreflightError) {
-        let skew = Self.seconds(configuration.clockSkew)
+        let skew = configuration.clockSkew.inSeconds
         guard let expiry = claims.exp, expiry.isFinite else {
             throw PreflightError(code: .accessTokenExpired, message: "access token: no valid expiry (exp)")
         }
@@ -130,17 +130,12 @@ public struct AccessTokenVerifier: Sendable {
                 message: "access token: not valid for another \(Int64(notBefore - now)) s (nbf \(Int64(notBefore)))")
         }
         let start = claims.iat ?? claims.nbf ?? now
-        let maximum = Self.seconds(configuration.maximumLifetime)
+        let maximum = configuration.maximumLifetime.inSeconds
         guard expiry - start <= maximum else {
             throw PreflightError(
                 code: .accessTokenLifetimeTooLong,
                 message: "access token: lifetime \(Int64(expiry - start)) s exceeds the maximum \(Int64(maximum)) s")
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Decodes one base64url JSON part of the token.

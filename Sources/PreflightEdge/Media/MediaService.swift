@@ -93,8 +93,10 @@ public final class MediaService: Sendable {
     /// - Parameter time: seconds on a monotonic clock, for the rate limit; the service's own clock
     ///   by default (tests pass their own).
     public func handle(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> ByteBuffer? {
-        let now = time ?? Self.seconds(clock.now - start)
-        let allowed = state.withLock { state -> Bool in
+        let now = time ?? (clock.now - start).inSeconds
+        let kind = datagram.withUnsafeReadableBytes { PacketKind.classify($0) }
+        // One lock per datagram for the rate limit and, for media, the verified-address check.
+        let proceed = state.withLock { state -> Bool in
             if state.buckets[source] == nil, state.buckets.count >= configuration.maximumTrackedSources {
                 state.buckets.removeAll(keepingCapacity: true)
             }
@@ -102,28 +104,27 @@ public final class MediaService: Sendable {
                 ?? TokenBucket(rate: configuration.packetsPerSecondPerSource, burst: configuration.burstPerSource)
             let allowed = bucket.allow(at: now)
             state.buckets[source] = bucket
-            if !allowed { state.counters.droppedRateLimited += 1 }
-            return allowed
-        }
-        guard allowed else { return nil }
-        let kind = datagram.withUnsafeReadableBytes { PacketKind.classify($0) }
-        switch kind {
-        case .stun:
-            return handleSTUN(datagram, from: source)
-        case .rtp, .rtcp:
-            let verified = state.withLock { state -> Bool in
+            guard allowed else {
+                state.counters.droppedRateLimited += 1
+                return false
+            }
+            switch kind {
+            case .stun:
+                return true
+            case .rtp, .rtcp:
                 guard state.verified[source] != nil else {
                     state.counters.droppedUnverified += 1
                     return false
                 }
                 state.counters.packetsEchoed += 1
                 return true
+            default:
+                state.counters.droppedMalformed += 1
+                return false
             }
-            return verified ? datagram : nil
-        default:
-            state.withLock { $0.counters.droppedMalformed += 1 }
-            return nil
         }
+        guard proceed else { return nil }
+        return kind == .stun ? handleSTUN(datagram, from: source) : datagram
     }
 
     /// What to do with a STUN datagram.
@@ -183,11 +184,6 @@ public final class MediaService: Sendable {
             state.counters.checksAnswered += 1
         }
         return .answer(encoded)
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Serves datagrams from `channel` until it closes or the task is cancelled.
