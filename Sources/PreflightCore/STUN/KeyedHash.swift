@@ -2,8 +2,7 @@
 /// its own hashing. Copying the prepared states per message must be cheap: with ``SHA1`` it is a
 /// copy of a few words (swift-crypto's hashers allocate there on Linux).
 @usableFromInline
-struct KeyedHash<H: IncrementalHash>: @unchecked Sendable {
-    // @unchecked: the hashers are value types holding only their digest state.
+struct KeyedHash<H: IncrementalHash> {
     @usableFromInline let inner: H
     @usableFromInline let outer: H
 
@@ -34,3 +33,5 @@ struct KeyedHash<H: IncrementalHash>: @unchecked Sendable {
         return outerHasher.finalize { result($0) }
     }
 }
+
+extension KeyedHash: Sendable where H: Sendable {}
