@@ -13,7 +13,10 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "PreflightCore", targets: ["PreflightCore"]),
+        .library(name: "PreflightNIO", targets: ["PreflightNIO"]),
+        .library(name: "Preflight", targets: ["Preflight"]),
         .library(name: "PreflightEdge", targets: ["PreflightEdge"]),
+        .library(name: "PreflightTesting", targets: ["PreflightTesting"]),
         .executable(name: "preflight", targets: ["preflight"]),
         .executable(name: "preflight-bench", targets: ["PreflightBenchmarks"]),
     ],
@@ -23,6 +26,13 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // The edge's HTTP and WebSocket server; default traits off (no swift-configuration).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The SDK's WebSocket client (no Hummingbird server code in the SDK).
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
     ],
     targets: [
         // Pure code, no I/O: wire codecs, measurement, quality scales, warnings, report, call state.
@@ -33,8 +43,31 @@ let package = Package(
         ),
         // SHA-1 compression (x86 SHA extensions or portable C) for STUN's HMAC-SHA1 hot path.
         .target(name: "CPreflightSHA1"),
-        // The edge server. So far: access tokens (JWT HS256, verified with jwt-kit) and the UDP
-        // media service (ICE-lite checks, echo).
+        // Transports of the client: UDP media session, ICE checks, the signaling WebSocket client.
+        .target(
+            name: "PreflightNIO",
+            dependencies: [
+                "PreflightCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The public client SDK: PreflightTest and its events and report.
+        .target(
+            name: "Preflight",
+            dependencies: [
+                "PreflightCore",
+                "PreflightNIO",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // The edge server: Hummingbird signaling, access tokens (jwt-kit), the UDP media service
+        // (ICE-lite checks, echo and record-playback applications).
         .target(
             name: "PreflightEdge",
             dependencies: [
@@ -42,6 +75,21 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // Shipped test support: an in-process edge on ephemeral ports with a minted token.
+        .target(
+            name: "PreflightTesting",
+            dependencies: [
+                "PreflightCore",
+                "PreflightEdge",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
@@ -50,8 +98,11 @@ let package = Package(
             name: "PreflightCLI",
             dependencies: [
                 "PreflightCore",
+                "Preflight",
                 "PreflightEdge",
+                "PreflightTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
@@ -83,6 +134,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "PreflightTests",
+            dependencies: [
+                "Preflight",
+                "PreflightNIO",
+                "PreflightEdge",
+                "PreflightTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),

@@ -2,6 +2,7 @@ extension PreflightReport {
     enum CodingKeys: String, CodingKey {
         case callSid, edge, selectedEdge, iceCandidates, selectedIceCandidatePair, networkStats, statsSamples
         case callQuality, warnings, warningsCleared, networkTiming, isTurnRequired
+        case application, uplink, downlink, eModelMOS, error
     }
 
     /// Decodes a report. Missing arrays and objects decode as empty; `isTurnRequired` is read
@@ -32,6 +33,11 @@ extension PreflightReport {
         } else {
             isTurnRequired = try container.decodeIfPresent(Bool.self, forKey: .isTurnRequired)
         }
+        application = try container.decodeIfPresent(String.self, forKey: .application)
+        uplink = try container.decodeIfPresent(DirectionSummary.self, forKey: .uplink)
+        downlink = try container.decodeIfPresent(DirectionSummary.self, forKey: .downlink)
+        eModelMOS = try container.decodeIfPresent(MetricStats.self, forKey: .eModelMOS)
+        error = try container.decodeIfPresent(ReportError.self, forKey: .error)
     }
 
     /// Encodes the report in the reference shape (`isTurnRequired` as a string, omitted when `nil`).
@@ -49,5 +55,10 @@ extension PreflightReport {
         try container.encode(warningsCleared, forKey: .warningsCleared)
         try container.encode(networkTiming, forKey: .networkTiming)
         try container.encodeIfPresent(isTurnRequired.map { $0 ? "true" : "false" }, forKey: .isTurnRequired)
+        try container.encodeIfPresent(application, forKey: .application)
+        try container.encodeIfPresent(uplink, forKey: .uplink)
+        try container.encodeIfPresent(downlink, forKey: .downlink)
+        try container.encodeIfPresent(eModelMOS, forKey: .eModelMOS)
+        try container.encodeIfPresent(error, forKey: .error)
     }
 }

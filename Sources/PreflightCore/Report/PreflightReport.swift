@@ -35,6 +35,19 @@ public struct PreflightReport: Sendable, Hashable, Codable {
     /// `false` when neither is, `nil` (absent in JSON) when no pair was selected.
     public var isTurnRequired: Bool?
 
+    // MARK: Added fields (not in the reference report; omitted from JSON when nil)
+
+    /// The edge application the test ran against (`"echo"`, `"record-playback"`).
+    public var application: String?
+    /// Client → edge over the whole test: jitter summary and total loss.
+    public var uplink: DirectionSummary?
+    /// Edge → client over the whole test: jitter summary and total loss.
+    public var downlink: DirectionSummary?
+    /// Average, minimum and maximum of the samples' G.107 E-model MOS.
+    public var eModelMOS: MetricStats?
+    /// Why the test ended: `"completed"`, or the failure's code and message for a partial report.
+    public var error: ReportError?
+
     /// Creates a report; every field defaults to empty.
     public init(
         callSid: String = "",

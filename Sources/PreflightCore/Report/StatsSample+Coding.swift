@@ -2,6 +2,7 @@ extension StatsSample {
     enum CodingKeys: String, CodingKey {
         case timestamp, rtt, jitter, mos, packetsLost, packetsLostFraction, packetsSent, packetsReceived
         case bytesSent, bytesReceived, codec, audioInputLevel, audioOutputLevel
+        case uplink, downlink, eModelMOS
     }
 
     /// Decodes a sample; `timestamp` is read from the reference report's string form
@@ -30,6 +31,9 @@ extension StatsSample {
         codec = try container.decode(String.self, forKey: .codec)
         audioInputLevel = try container.decode(Int.self, forKey: .audioInputLevel)
         audioOutputLevel = try container.decode(Int.self, forKey: .audioOutputLevel)
+        uplink = try container.decodeIfPresent(DirectionStats.self, forKey: .uplink)
+        downlink = try container.decodeIfPresent(DirectionStats.self, forKey: .downlink)
+        eModelMOS = try container.decodeIfPresent(Double.self, forKey: .eModelMOS)
     }
 
     /// Encodes the sample with `timestamp` as a string with six decimals, as the reference report does.
@@ -48,5 +52,8 @@ extension StatsSample {
         try container.encode(codec, forKey: .codec)
         try container.encode(audioInputLevel, forKey: .audioInputLevel)
         try container.encode(audioOutputLevel, forKey: .audioOutputLevel)
+        try container.encodeIfPresent(uplink, forKey: .uplink)
+        try container.encodeIfPresent(downlink, forKey: .downlink)
+        try container.encodeIfPresent(eModelMOS, forKey: .eModelMOS)
     }
 }

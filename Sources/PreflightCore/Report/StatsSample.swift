@@ -32,6 +32,16 @@ public struct StatsSample: Sendable, Hashable, Codable {
     /// Level of the audio received, 0 to 32767.
     public var audioOutputLevel: Int
 
+    // MARK: Added fields (not in the reference report; omitted from JSON when nil)
+
+    /// Client → edge: jitter and loss as the edge received the client's stream.
+    public var uplink: DirectionStats?
+    /// Edge → client: jitter and loss of the stream the client received.
+    public var downlink: DirectionStats?
+    /// The ITU-T G.107 E-model MOS of this second (G.711 with PLC, jitter buffer of 2·jitter plus
+    /// one 20 ms frame), beside the simplified ``mos``.
+    public var eModelMOS: Double?
+
     /// Creates a sample. Every counter defaults to zero.
     public init(
         timestamp: Double,
@@ -46,7 +56,10 @@ public struct StatsSample: Sendable, Hashable, Codable {
         bytesReceived: Int = 0,
         codec: String = "",
         audioInputLevel: Int = 0,
-        audioOutputLevel: Int = 0
+        audioOutputLevel: Int = 0,
+        uplink: DirectionStats? = nil,
+        downlink: DirectionStats? = nil,
+        eModelMOS: Double? = nil
     ) {
         self.timestamp = timestamp
         self.rtt = rtt
@@ -61,5 +74,8 @@ public struct StatsSample: Sendable, Hashable, Codable {
         self.codec = codec
         self.audioInputLevel = audioInputLevel
         self.audioOutputLevel = audioOutputLevel
+        self.uplink = uplink
+        self.downlink = downlink
+        self.eModelMOS = eModelMOS
     }
 }

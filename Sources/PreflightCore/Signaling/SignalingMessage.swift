@@ -76,13 +76,16 @@ public enum SignalingMessage: Sendable, Hashable {
         public var codec: String
         /// The RTP payload type for the codec.
         public var payloadType: UInt8
+        /// The edge application the call was routed to (`"echo"`, `"record-playback"`), if the edge says.
+        public var application: String?
 
         /// Creates the body.
-        public init(callSid: String, ice: ICEParameters, codec: String, payloadType: UInt8) {
+        public init(callSid: String, ice: ICEParameters, codec: String, payloadType: UInt8, application: String? = nil) {
             self.callSid = callSid
             self.ice = ice
             self.codec = codec
             self.payloadType = payloadType
+            self.application = application
         }
     }
 

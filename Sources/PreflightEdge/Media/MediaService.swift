@@ -1,12 +1,23 @@
 import NIOCore
+import NIOPosix
 import PreflightCore
 import Synchronization
 
 /// The edge's UDP media service: answers ICE-lite Binding checks (RFC 8445 §7.3 as a lite agent,
-/// short-term credentials, MESSAGE-INTEGRITY and FINGERPRINT) and echoes RTP/RTCP, but only to an
-/// address that passed a check for its session: the edge never sends media to an address that has
-/// not proved it holds the session's password (no amplification, design.md §3). Everything else is
-/// dropped and counted.
+/// short-term credentials, MESSAGE-INTEGRITY and FINGERPRINT) and runs each session's test
+/// application on its RTP and RTCP, but sends only to an address that passed a check for its
+/// session and never more packets than that address sent (no amplification, design.md §3).
+/// Everything else is dropped and counted.
+///
+/// - **echo**: every RTP packet comes back at once as a packet of the edge's own stream (its SSRC
+///   and sequence numbers, so the client measures the downlink apart), with the payload unchanged
+///   and the ``MediaExtension`` echo fields: the original sequence number, the edge's hold time,
+///   the edge's send time and its cumulative view of the uplink.
+/// - **record-playback**: RTP is recorded (up to ``Configuration/maximumRecordingFrames``);
+///   ``playRecording(localUfrag:)`` plays it back paced at 20 ms.
+/// - **RTCP** (both): a compound packet with a sender report from the client is answered at once
+///   with a report block on the client's stream (LSR/DLSR, loss, jitter), so RTT and uplink
+///   statistics also come from RTCP (RFC 3550 §6.4).
 public final class MediaService: Sendable {
     /// Counters of what the service did, for tests, logs and metrics.
     public struct Counters: Sendable, Hashable {
@@ -14,8 +25,14 @@ public final class MediaService: Sendable {
         public var checksAnswered = 0
         /// Binding checks refused with an error response (unknown username, bad integrity).
         public var checksRefused = 0
-        /// RTP and RTCP packets echoed.
+        /// RTP packets echoed.
         public var packetsEchoed = 0
+        /// RTP packets recorded by record-playback sessions.
+        public var packetsRecorded = 0
+        /// RTP packets played back by record-playback sessions.
+        public var packetsPlayedBack = 0
+        /// RTCP compound packets answered with a report.
+        public var rtcpAnswered = 0
         /// Media from an address that has not passed a check: dropped.
         public var droppedUnverified = 0
         /// Datagrams that are neither a valid STUN check nor RTP/RTCP: dropped.
@@ -34,28 +51,78 @@ public final class MediaService: Sendable {
         /// How many sources are tracked for rate limiting; when full the table is cleared (a flood of
         /// spoofed sources cannot grow it). 65 536 by default.
         public var maximumTrackedSources: Int
+        /// Frames a record-playback session records: 250 by default (5 s of 20 ms frames).
+        public var maximumRecordingFrames: Int
 
         /// Creates a configuration; see each property for its default.
-        public init(packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536) {
+        public init(
+            packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536,
+            maximumRecordingFrames: Int = 250
+        ) {
             self.packetsPerSecondPerSource = packetsPerSecondPerSource
             self.burstPerSource = burstPerSource
             self.maximumTrackedSources = maximumTrackedSources
+            self.maximumRecordingFrames = maximumRecordingFrames
         }
     }
 
-    private struct Session {
-        let credentials: ICELiteCredentials
-        let key: STUNIntegrityKey
+    /// What the edge knows of one session's media, for logs and its own reports.
+    public struct SessionStatistics: Sendable, Hashable {
+        /// RTP packets received from the client (distinct).
+        public var received: Int
+        /// RTP packets the client's sequence numbers say were sent.
+        public var expected: Int
+        /// Uplink interarrival jitter, ms.
+        public var jitterMilliseconds: Double
+        /// RTP packets the edge sent to the client.
+        public var sent: Int
+        /// Frames recorded (record-playback).
+        public var recordedFrames: Int
+        /// When the first RTP packet arrived, seconds on the service's clock; `nil` before.
+        public var firstMediaTime: Double?
     }
 
-    private struct State {
+    struct Session {
+        let credentials: ICELiteCredentials
+        let key: STUNIntegrityKey
+        let application: TestApplication
+        let ssrc: UInt32
+        var sequence: UInt16
+        var peer: SocketAddress?
+        var uplink = ReceiveStatistics(minSequential: 1)
+        var clientSSRC: UInt32?
+        /// Datagrams received from the verified peer: the budget the edge may send back.
+        var datagramsReceived = 0
+        var datagramsSent = 0
+        var packetsSent = 0
+        var octetsSent = 0
+        var recording: [[UInt8]] = []
+        var recordingClosed = false
+        var recordingPayloadType: UInt8 = MuLaw.payloadType
+        var firstMediaTime: Double?
+
+        mutating func nextSequence() -> UInt16 {
+            defer { sequence &+= 1 }
+            return sequence
+        }
+
+        /// Whether one more datagram may go to the peer without sending more than was received.
+        mutating func spendBudget() -> Bool {
+            guard datagramsSent < datagramsReceived else { return false }
+            datagramsSent += 1
+            return true
+        }
+    }
+
+    struct State {
         var sessions: [String: Session] = [:]
         var verified: [SocketAddress: String] = [:]
         var buckets: [SocketAddress: TokenBucket] = [:]
         var counters = Counters()
+        var channel: (any Channel)?
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     /// The limits in force.
     public let configuration: Configuration
     private let clock = ContinuousClock()
@@ -70,10 +137,20 @@ public final class MediaService: Sendable {
     /// What the service has done so far.
     public var counters: Counters { state.withLock { $0.counters } }
 
-    /// Accepts checks for a session from now on.
-    public func addSession(_ credentials: ICELiteCredentials) {
+    /// Sessions open now.
+    public var sessionCount: Int { state.withLock { $0.sessions.count } }
+
+    /// Seconds on the service's monotonic clock.
+    public var now: Double { (clock.now - start).inSeconds }
+
+    /// Accepts checks for a session from now on and runs `application` on its media.
+    public func addSession(_ credentials: ICELiteCredentials, application: TestApplication = .echo) {
         let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
-        state.withLock { $0.sessions[credentials.localUfrag] = Session(credentials: credentials, key: key) }
+        var random = SystemRandomNumberGenerator()
+        let session = Session(
+            credentials: credentials, key: key, application: application, ssrc: random.next(),
+            sequence: random.next())
+        state.withLock { $0.sessions[credentials.localUfrag] = session }
     }
 
     /// Forgets a session and the addresses verified for it.
@@ -89,14 +166,28 @@ public final class MediaService: Sendable {
         state.withLock { $0.verified[address] != nil }
     }
 
+    /// The media statistics of a session; `nil` for an unknown session.
+    public func statistics(localUfrag: String) -> SessionStatistics? {
+        state.withLock { state in
+            state.sessions[localUfrag].map { session in
+                SessionStatistics(
+                    received: session.uplink.received, expected: session.uplink.expected,
+                    jitterMilliseconds: session.uplink.jitterMilliseconds, sent: session.packetsSent,
+                    recordedFrames: session.recording.count, firstMediaTime: session.firstMediaTime)
+            }
+        }
+    }
+
+    // MARK: Receiving
+
     /// Handles one datagram from `source` and returns the datagram to send back to it, if any.
-    /// - Parameter time: seconds on a monotonic clock, for the rate limit; the service's own clock
-    ///   by default (tests pass their own).
+    /// - Parameter time: seconds on a monotonic clock, for the rate limit and timestamps; the
+    ///   service's own clock by default (tests pass their own).
     public func handle(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> ByteBuffer? {
-        let now = time ?? (clock.now - start).inSeconds
+        let now = time ?? self.now
         let kind = datagram.withUnsafeReadableBytes { PacketKind.classify($0) }
-        // One lock per datagram for the rate limit and, for media, the verified-address check.
-        let proceed = state.withLock { state -> Bool in
+        // One lock per datagram for the rate limit and, for media, the session's work.
+        let outcome = state.withLock { state -> MediaOutcome in
             if state.buckets[source] == nil, state.buckets.count >= configuration.maximumTrackedSources {
                 state.buckets.removeAll(keepingCapacity: true)
             }
@@ -106,26 +197,142 @@ public final class MediaService: Sendable {
             state.buckets[source] = bucket
             guard allowed else {
                 state.counters.droppedRateLimited += 1
-                return false
+                return .drop
             }
             switch kind {
             case .stun:
-                return true
+                return .stun
             case .rtp, .rtcp:
-                guard state.verified[source] != nil else {
+                guard let ufrag = state.verified[source], var session = state.sessions[ufrag] else {
                     state.counters.droppedUnverified += 1
-                    return false
+                    return .drop
                 }
-                state.counters.packetsEchoed += 1
-                return true
+                session.datagramsReceived += 1
+                let reply = datagram.withUnsafeReadableBytes { bytes in
+                    kind == .rtp
+                        ? media(bytes, session: &session, counters: &state.counters, at: now)
+                        : control(bytes, session: &session, counters: &state.counters, at: now)
+                }
+                state.sessions[ufrag] = session
+                return reply.map { .reply($0) } ?? .drop
             default:
                 state.counters.droppedMalformed += 1
-                return false
+                return .drop
             }
         }
-        guard proceed else { return nil }
-        return kind == .stun ? handleSTUN(datagram, from: source) : datagram
+        switch outcome {
+        case .drop: return nil
+        case .reply(let bytes): return ByteBuffer(bytes: bytes)
+        case .stun: return handleSTUN(datagram, from: source)
+        }
     }
+
+    private enum MediaOutcome {
+        case drop
+        case reply([UInt8])
+        case stun
+    }
+
+    /// An RTP packet of a verified session: record the uplink, then echo or record it.
+    private func media(
+        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double
+    ) -> [UInt8]? {
+        guard let header = try? RTPHeader(parsing: bytes) else {
+            counters.droppedMalformed += 1
+            return nil
+        }
+        if session.clientSSRC != header.ssrc {
+            session.clientSSRC = header.ssrc
+            session.uplink = ReceiveStatistics(minSequential: 1)
+        }
+        let sendTime = MediaExtension.sendTime(header, in: bytes)
+        // Jitter against the client's send time when it is there (network jitter only, without the
+        // sender's pacing noise), else against the RTP timestamp (RFC 3550 §6.4.1 as written).
+        let outcome = session.uplink.record(
+            sequenceNumber: header.sequenceNumber,
+            rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
+            arrival: now, clockRate: sendTime == nil ? MuLaw.clockRate : MediaExtension.sendTimeClockRate)
+        if session.firstMediaTime == nil { session.firstMediaTime = now }
+        let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
+        switch session.application {
+        case .recordPlayback:
+            if outcome != .duplicate, !session.recordingClosed, session.recording.count < configuration.maximumRecordingFrames {
+                session.recording.append(payload)
+                session.recordingPayloadType = header.payloadType
+                counters.packetsRecorded += 1
+            }
+            return nil
+        case .echo:
+            guard session.spendBudget() else { return nil }
+            let sent = self.now
+            let echo = EchoReport(
+                originalSequence: header.sequenceNumber,
+                holdMicroseconds: UInt32(clamping: Int64(max(0, (sent - now) * 1e6))),
+                clientSendMicroseconds: sendTime ?? 0,
+                edgeSendMicroseconds: Self.microseconds(sent),
+                uplink: UplinkReport(
+                    expected: UInt32(clamping: session.uplink.expected), received: UInt32(clamping: session.uplink.received),
+                    jitterMicroseconds: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * 1000))))
+            let packet = RTPPacket(
+                marker: header.marker, payloadType: header.payloadType, sequenceNumber: session.nextSequence(),
+                timestamp: Self.rtpTimestamp(sent), ssrc: session.ssrc,
+                headerExtension: MediaExtension.echoExtension(echo), payload: payload[...])
+            guard let encoded = try? packet.encoded() else { return nil }
+            session.packetsSent += 1
+            session.octetsSent += payload.count
+            counters.packetsEchoed += 1
+            return encoded
+        }
+    }
+
+    /// An RTCP compound packet of a verified session: answer a sender report with a report block.
+    private func control(
+        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double
+    ) -> [UInt8]? {
+        guard let compound = try? RTCPCompoundPacket(decoding: Array(bytes)) else {
+            counters.droppedMalformed += 1
+            return nil
+        }
+        let report = compound.packets.lazy.compactMap { packet -> RTCPSenderReport? in
+            if case .senderReport(let report) = packet { return report }
+            return nil
+        }.first
+        guard let report, session.spendBudget() else { return nil }
+        var interval = session.uplink.closeInterval()
+        if session.uplink.expected == 0 { interval.fractionLost = 0 }
+        let sent = self.now
+        let block = RTCPReportBlock(
+            ssrc: report.ssrc, fractionLost: interval.fractionLost,
+            cumulativeLost: Int32(clamping: session.uplink.lost),
+            extendedHighestSequenceNumber: session.uplink.extendedHighestSequenceNumber,
+            // In the stream's RTP units (8 kHz for PCMU), as RFC 3550 defines the field.
+            interarrivalJitter: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * Double(MuLaw.clockRate) / 1000)),
+            lastSenderReport: report.ntpTimestamp.middle32Bits,
+            delaySinceLastSenderReport: UInt32(clamping: Int64((sent - now) * 65536)))
+        let answer: RTCPPacket =
+            session.packetsSent > 0
+            ? .senderReport(
+                RTCPSenderReport(
+                    ssrc: session.ssrc, ntpTimestamp: NTPTimestamp(unixTime: 0), rtpTimestamp: Self.rtpTimestamp(sent),
+                    packetCount: UInt32(truncatingIfNeeded: session.packetsSent),
+                    octetCount: UInt32(truncatingIfNeeded: session.octetsSent), reportBlocks: [block]))
+            : .receiverReport(RTCPReceiverReport(ssrc: session.ssrc, reportBlocks: [block]))
+        let compoundAnswer = RTCPCompoundPacket([answer, .sourceDescription(.cname("preflight-edge", ssrc: session.ssrc))])
+        guard let encoded = try? compoundAnswer.encoded() else { return nil }
+        counters.rtcpAnswered += 1
+        return encoded
+    }
+
+    static func microseconds(_ seconds: Double) -> UInt64 {
+        UInt64(max(0, seconds * 1e6))
+    }
+
+    /// The edge's RTP clock (8 kHz) at `seconds`, wrapping.
+    static func rtpTimestamp(_ seconds: Double) -> UInt32 {
+        UInt32(truncatingIfNeeded: UInt64(max(0, seconds * Double(MuLaw.clockRate))))
+    }
+
+    // MARK: STUN
 
     /// What to do with a STUN datagram.
     private enum CheckOutcome {
@@ -180,22 +387,12 @@ public final class MediaService: Sendable {
             attributes: [.xorMappedAddress(mapped)])
         guard let encoded = try? response.encoded(integrityKey: session.key, fingerprint: true) else { return .ignore }
         state.withLock { state in
+            // The session may have ended while the response was built.
+            guard state.sessions[session.credentials.localUfrag] != nil else { return }
             state.verified[source] = session.credentials.localUfrag
+            state.sessions[session.credentials.localUfrag]?.peer = source
             state.counters.checksAnswered += 1
         }
         return .answer(encoded)
-    }
-
-    /// Serves datagrams from `channel` until it closes or the task is cancelled.
-    public func serve(
-        _ channel: NIOAsyncChannel<AddressedEnvelope<ByteBuffer>, AddressedEnvelope<ByteBuffer>>
-    ) async throws {
-        try await channel.executeThenClose { inbound, outbound in
-            for try await envelope in inbound {
-                if let reply = handle(envelope.data, from: envelope.remoteAddress) {
-                    try await outbound.write(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: reply))
-                }
-            }
-        }
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import NIOCore
+import PreflightCore
+import PreflightNIO
+
+/// One run of a ``PreflightTest``: signaling, ICE checks, media and sampling, driven by a single
+/// loop over one event stream (so the run's state has one owner), with helper tasks for the
+/// WebSocket, the socket, timers and pacing.
+struct TestRun {
+    let test: PreflightTest
+    let startTime: Int64
+    var options: PreflightOptions { test.options }
+    var logger: Logger { test.logger }
+
+    enum Event: Sendable {
+        case signaling(SignalingConnection.Event)
+        case datagram(Datagram)
+        case checkSent(STUNTransactionID, remote: Int)
+        case mediaSent(bytes: Int, level: Int)
+        case sampleTick
+        case watchdogTick
+        case deadline(Deadline)
+    }
+
+    enum Deadline: Sendable {
+        case signaling
+        case ice
+        case testEnd
+        case maximum
+    }
+
+    func run() async {
+        do {
+            let report = try await perform()
+            test.finish(.success(report))
+        } catch {
+            test.finish(.failure(Task.isCancelled && error.code != .cancelled
+                ? PreflightError(code: .cancelled, message: "preflight test cancelled", underlying: error) : error))
+        }
+    }
+
+    private func perform() async throws(PreflightError) -> PreflightReport {
+        let socket = try await MediaSocket.bind()
+        let signaling = SignalingConnection(url: options.edgeURL, logger: logger)
+        let (events, continuation) = AsyncStream<Event>.makeStream()
+        let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
+            group.addTask { await signaling.run() }
+            group.addTask {
+                for await event in signaling.events { continuation.yield(.signaling(event)) }
+            }
+            group.addTask {
+                for await datagram in socket.datagrams { continuation.yield(.datagram(datagram)) }
+            }
+            var loop = Loop(run: self, socket: socket, signaling: signaling, events: continuation)
+            loop.after(options.signalingTimeout, .deadline(.signaling), in: &group)
+            let result: Result<PreflightReport, PreflightError>
+            do throws(PreflightError) {
+                result = .success(try await loop.run(events, group: &group))
+            } catch {
+                result = .failure(error)
+            }
+            // Hang up politely when the call is still up, then tear everything down.
+            if let callSid = loop.callSid, loop.callOpen {
+                try? await signaling.send(.hangup(.init(callSid: callSid, reason: result.reason)))
+            }
+            await signaling.close()
+            await socket.close()
+            continuation.finish()
+            group.cancelAll()
+            return result
+        }
+        return try outcome.get()
+    }
+}
+
+extension Result<PreflightReport, PreflightError> {
+    fileprivate var reason: String {
+        switch self {
+        case .success: "completed"
+        case .failure(let error): "error \(error.code): \(error.message)"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+extension PreflightError.Code {
+    // MARK: Calls and signaling (the vendor's published codes where one exists)
+
+    /// 31000: a general call error the edge reported without a more specific code.
+    public static let generalCallError = Self(31000)
+    /// 31002: the call was declined: the token's application is not one the edge serves.
+    public static let callDeclined = Self(31002)
+    /// 31005: the edge hung up the call with an error, or the call's media could not start.
+    public static let connectionError = Self(31005)
+    /// 53000: the signaling connection could not be established (no edge listening, refused, bad URL).
+    public static let signalingConnectionError = Self(53000)
+    /// 53001: the signaling connection was closed while the test was running.
+    public static let signalingDisconnected = Self(53001)
+    /// 53002: the edge did not answer within the signaling timeout.
+    public static let signalingTimeout = Self(53002)
+    /// 53405: media could not connect (no ICE check answered) or stopped flowing.
+    public static let mediaConnectionFailed = Self(53405)
+
+    // MARK: Edge limits (Preflight's own range)
+
+    /// 70101: the edge is serving its maximum number of sessions.
+    public static let edgeAtCapacity = Self(70101)
+    /// 70102: the test reached the edge's maximum test duration.
+    public static let testDurationExceeded = Self(70102)
+    /// 70103: none of the offered codecs is one the edge speaks.
+    public static let unsupportedCodec = Self(70103)
+}

@@ -1,0 +1,130 @@
+/// Turns the packets of a test call into one-second ``StatsSample``s: the measurement engine of
+/// the SDK's preflight test, pure (every time is passed in) so that it is tested without sockets.
+///
+/// Definitions (design.md §4, docs/measurement.md):
+/// - **rtt**: mean of the round trips measured in the second (echo: receive − send − edge hold;
+///   record-playback: RTCP LSR/DLSR); the last known value when none arrived in it; 0 before any.
+/// - **jitter**: RFC 3550 interarrival jitter of the worse direction (the call is as good as its
+///   worse side); each direction's value is in ``StatsSample/uplink`` and ``StatsSample/downlink``.
+/// - **packetsLost**: cumulative loss of both directions (uplink lost + downlink lost), so that no
+///   direction's loss is hidden; **packetsLostFraction**: the share of the second's packets lost on
+///   the round trip, 100·(1 − (1 − up)(1 − down)) from each direction's interval loss.
+/// - **mos**: ``MeanOpinionScore`` of the sample's own rtt, jitter and packetsLostFraction.
+/// - **audio levels**: peak of the last frame sent (input) and received (output), 0…32767.
+public struct CallMeter: Sendable {
+    /// Cumulative RTP packets sent.
+    public private(set) var packetsSent = 0
+    /// Cumulative RTP bytes sent (UDP payload).
+    public private(set) var bytesSent = 0
+    /// Cumulative RTP packets received (duplicates included, as bytes on the wire).
+    public private(set) var packetsReceived = 0
+    /// Cumulative RTP bytes received (UDP payload).
+    public private(set) var bytesReceived = 0
+    /// The downlink stream's receive statistics.
+    public private(set) var downlink = ReceiveStatistics(minSequential: 1)
+    /// The latest cumulative uplink report from the edge.
+    public private(set) var uplink: UplinkReport?
+    /// Every RTT measured, ms.
+    public private(set) var roundTrips = RunningSummary()
+
+    private var downlinkSSRC: UInt32?
+    private var uplinkPrior = (expected: 0, received: 0)
+    private var intervalRTT = RunningSummary()
+    private var lastRTT: Double?
+    private var inputLevel = 0
+    private var outputLevel = 0
+
+    /// Creates a meter with nothing counted.
+    public init() {}
+
+    /// Counts one RTP packet sent.
+    /// - Parameters:
+    ///   - bytes: its size (UDP payload).
+    ///   - audioLevel: the peak level of the frame it carries, 0…32767.
+    public mutating func recordSent(bytes: Int, audioLevel: Int) {
+        packetsSent += 1
+        bytesSent += bytes
+        inputLevel = audioLevel
+    }
+
+    /// Counts one RTP packet received from the edge.
+    /// - Parameters:
+    ///   - ssrc: its SSRC; a new SSRC restarts the downlink statistics.
+    ///   - sequenceNumber: its sequence number.
+    ///   - senderTime: the sender's timestamp in units of `clockRate` (the edge's send time in µs
+    ///     when present, else the RTP timestamp).
+    ///   - clockRate: units of `senderTime` per second.
+    ///   - arrival: arrival time, seconds on the receiver's monotonic clock.
+    ///   - bytes: its size (UDP payload).
+    ///   - audioLevel: the peak level of its decoded payload, 0…32767.
+    /// - Returns: what the receive statistics did with it (duplicates and reordering are not loss).
+    @discardableResult
+    public mutating func recordReceived(
+        ssrc: UInt32, sequenceNumber: UInt16, senderTime: UInt32, clockRate: Int, arrival: Double,
+        bytes: Int, audioLevel: Int
+    ) -> ReceiveStatistics.Outcome {
+        packetsReceived += 1
+        bytesReceived += bytes
+        outputLevel = audioLevel
+        if downlinkSSRC != ssrc {
+            downlinkSSRC = ssrc
+            downlink = ReceiveStatistics(minSequential: 1)
+        }
+        return downlink.record(sequenceNumber: sequenceNumber, rtpTimestamp: senderTime, arrival: arrival, clockRate: clockRate)
+    }
+
+    /// Records one round-trip time, ms (negative and non-finite values are ignored).
+    public mutating func recordRTT(_ milliseconds: Double) {
+        guard milliseconds.isFinite, milliseconds >= 0 else { return }
+        intervalRTT.add(milliseconds)
+        roundTrips.add(milliseconds)
+    }
+
+    /// Records the edge's cumulative view of the uplink; an older report (fewer packets expected
+    /// than the latest, e.g. a reordered echo) is ignored.
+    public mutating func recordUplink(_ report: UplinkReport) {
+        if let uplink, report.expected < uplink.expected { return }
+        uplink = report
+    }
+
+    /// Closes the current second and returns its sample.
+    /// - Parameters:
+    ///   - timestamp: the sample's time, ms since the Unix epoch.
+    ///   - codec: the codec in use (`""` before media flows).
+    public mutating func takeSample(timestamp: Double, codec: String) -> StatsSample {
+        if intervalRTT.count > 0 { lastRTT = intervalRTT.mean }
+        intervalRTT = RunningSummary()
+        let rtt = lastRTT ?? 0
+
+        let downInterval = downlink.closeInterval()
+        let down = DirectionStats(
+            jitter: downlink.jitterMilliseconds, packetsLost: downlink.lost,
+            packetsLostFraction: downInterval.fractionLostPercent, packetsExpected: downlink.expected)
+
+        var up: DirectionStats?
+        if let uplink {
+            let expected = Int(uplink.expected)
+            let received = Int(uplink.received)
+            let intervalExpected = expected - uplinkPrior.expected
+            let intervalLost = Swift.max(0, intervalExpected - (received - uplinkPrior.received))
+            uplinkPrior = (expected, received)
+            up = DirectionStats(
+                jitter: Double(uplink.jitterMicroseconds) / 1000, packetsLost: Swift.max(0, expected - received),
+                packetsLostFraction: intervalExpected > 0 ? Double(intervalLost) / Double(intervalExpected) * 100 : 0,
+                packetsExpected: expected)
+        }
+
+        let upFraction = (up?.packetsLostFraction ?? 0) / 100
+        let downFraction = down.packetsLostFraction / 100
+        let lossPercent = 100 * (1 - (1 - upFraction) * (1 - downFraction))
+        let jitter = Swift.max(up?.jitter ?? 0, down.jitter)
+        let mos = MeanOpinionScore.mos(rtt: rtt, jitter: jitter, packetLossPercent: lossPercent)
+        let eModel = EModel(rtt: rtt, jitterBufferDelay: 2 * jitter + 20, packetLossPercent: lossPercent).mos
+        return StatsSample(
+            timestamp: timestamp, rtt: rtt, jitter: jitter, mos: mos,
+            packetsLost: down.packetsLost + (up?.packetsLost ?? 0), packetsLostFraction: lossPercent,
+            packetsSent: packetsSent, packetsReceived: packetsReceived, bytesSent: bytesSent,
+            bytesReceived: bytesReceived, codec: codec, audioInputLevel: inputLevel, audioOutputLevel: outputLevel,
+            uplink: up, downlink: downlink.expected > 0 ? down : nil, eModelMOS: eModel)
+    }
+}

@@ -1,0 +1,67 @@
+import NIOCore
+import PreflightCore
+import Synchronization
+
+extension MediaService {
+    /// Sends a session's recording back to its verified peer, one frame every 20 ms (deadline
+    /// paced, so timer slack does not add up), with the edge's send time on each packet.
+    /// - Returns: the number of frames sent; fewer than recorded only when the session ends or
+    ///   the task is cancelled.
+    public func playRecording(localUfrag: String, frameInterval: Duration = .milliseconds(20)) async -> Int {
+        let frames = state.withLock { state -> (frames: [[UInt8]], payloadType: UInt8)? in
+            guard state.sessions[localUfrag] != nil else { return nil }
+            state.sessions[localUfrag]?.recordingClosed = true
+            guard let session = state.sessions[localUfrag] else { return nil }
+            return (session.recording, session.recordingPayloadType)
+        }
+        guard let frames, !frames.frames.isEmpty else { return 0 }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var sent = 0
+        for (index, payload) in frames.frames.enumerated() {
+            do {
+                try await Task.sleep(until: start + frameInterval * index, clock: clock)
+            } catch {
+                break
+            }
+            guard send(payload, payloadType: frames.payloadType, marker: index == 0, localUfrag: localUfrag) else { break }
+            sent += 1
+        }
+        return sent
+    }
+
+    /// Builds and writes one packet of the session's stream to its verified peer.
+    private func send(_ payload: [UInt8], payloadType: UInt8, marker: Bool, localUfrag: String) -> Bool {
+        let now = self.now
+        let envelope = state.withLock { state -> (any Channel, AddressedEnvelope<ByteBuffer>)? in
+            guard let channel = state.channel, var session = state.sessions[localUfrag], let peer = session.peer,
+                session.spendBudget()
+            else { return nil }
+            let extensionHeader = try? RTPHeaderExtension.oneByte([
+                .init(id: MediaExtension.edgeSendTimeID, data: Self.bigEndian(Self.microseconds(now)))
+            ])
+            let packet = RTPPacket(
+                marker: marker, payloadType: payloadType, sequenceNumber: session.nextSequence(),
+                timestamp: Self.rtpTimestamp(now), ssrc: session.ssrc, headerExtension: extensionHeader,
+                payload: payload[...])
+            guard let bytes = try? packet.encoded() else { return nil }
+            session.packetsSent += 1
+            session.octetsSent += payload.count
+            state.sessions[localUfrag] = session
+            state.counters.packetsPlayedBack += 1
+            return (channel, AddressedEnvelope(remoteAddress: peer, data: ByteBuffer(bytes: bytes)))
+        }
+        guard let (channel, envelope) = envelope else { return false }
+        channel.writeAndFlush(envelope, promise: nil)
+        return true
+    }
+
+    static func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
+    }
+
+    /// Sets the channel that playback writes to (done by ``bind(host:port:group:)``).
+    func attach(_ channel: any Channel) {
+        state.withLock { $0.channel = channel }
+    }
+}

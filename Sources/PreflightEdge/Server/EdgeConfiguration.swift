@@ -1,0 +1,73 @@
+import PreflightCore
+
+/// Everything an ``EdgeServer`` needs: addresses, API keys, applications and the limits that
+/// protect it. Every property has a documented default except the API keys.
+public struct EdgeConfiguration: Sendable {
+    /// Address the HTTP/WebSocket and UDP media sockets bind to; `"127.0.0.1"` by default.
+    public var host: String
+    /// HTTP and WebSocket port; 0 (an ephemeral port) by default.
+    public var httpPort: Int
+    /// UDP media port; 0 (an ephemeral port) by default.
+    public var mediaPort: Int
+    /// The address the edge's host candidate advertises; the bind ``host`` by default (set it when
+    /// binding a wildcard address).
+    public var advertisedAddress: String?
+    /// The edge location's name (the report's `edge`); `"local"` by default.
+    public var edgeName: String
+    /// API key sid → secret (at least 32 bytes) that access tokens are verified with.
+    public var apiKeys: [String: String]
+    /// Application sid → test application; outgoing calls are routed by the token's grant.
+    public var applications: [String: TestApplication]
+    /// STUN/TURN servers handed out in `welcome`; none by default.
+    public var iceServers: [ICEServer]
+    /// Signaling sessions served at once; further connections are refused with 70101. 1000 by default.
+    public var maximumSessions: Int
+    /// The longest test call; the edge hangs up with 70102 when it is reached. 120 s by default.
+    public var maximumTestDuration: Duration
+    /// How long a new connection may take to send `hello`, and a welcomed one to send `invite`;
+    /// 10 s by default.
+    public var signalingTimeout: Duration
+    /// How long record-playback waits for the caller's first audio before giving up; 10 s by default.
+    public var recordingStartTimeout: Duration
+    /// The recording's length (the TwiML `<Record maxLength="5">`); 5 s by default.
+    public var recordingDuration: Duration
+    /// The pause after playback before hanging up (the TwiML `<Pause length="3"/>`); 3 s by default.
+    public var playbackPause: Duration
+    /// The media service's own limits.
+    public var media: MediaService.Configuration
+
+    /// Creates a configuration; see each property for its default.
+    public init(
+        host: String = "127.0.0.1",
+        httpPort: Int = 0,
+        mediaPort: Int = 0,
+        advertisedAddress: String? = nil,
+        edgeName: String = "local",
+        apiKeys: [String: String],
+        applications: [String: TestApplication],
+        iceServers: [ICEServer] = [],
+        maximumSessions: Int = 1000,
+        maximumTestDuration: Duration = .seconds(120),
+        signalingTimeout: Duration = .seconds(10),
+        recordingStartTimeout: Duration = .seconds(10),
+        recordingDuration: Duration = .seconds(5),
+        playbackPause: Duration = .seconds(3),
+        media: MediaService.Configuration = MediaService.Configuration()
+    ) {
+        self.host = host
+        self.httpPort = httpPort
+        self.mediaPort = mediaPort
+        self.advertisedAddress = advertisedAddress
+        self.edgeName = edgeName
+        self.apiKeys = apiKeys
+        self.applications = applications
+        self.iceServers = iceServers
+        self.maximumSessions = maximumSessions
+        self.maximumTestDuration = maximumTestDuration
+        self.signalingTimeout = signalingTimeout
+        self.recordingStartTimeout = recordingStartTimeout
+        self.recordingDuration = recordingDuration
+        self.playbackPause = playbackPause
+        self.media = media
+    }
+}

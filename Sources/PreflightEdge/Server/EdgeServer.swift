@@ -1,0 +1,176 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOPosix
+import PreflightCore
+import Synchronization
+import UnixSignals
+
+/// The edge server: `GET /healthz`, the signaling WebSocket at `/signaling` (docs/protocol.md)
+/// with access-token auth and call routing, and the UDP ``MediaService`` running the test
+/// applications.
+///
+/// ```swift
+/// let edge = try await EdgeServer(configuration: configuration, logger: logger)
+/// try await withThrowingTaskGroup(of: Void.self) { group in
+///     group.addTask { try await edge.run() }
+///     let addresses = try await edge.addresses()   // once both sockets are bound
+///     …
+/// }
+/// ```
+public final class EdgeServer: Sendable {
+    /// Where a running edge listens.
+    public struct Addresses: Sendable, Hashable {
+        /// The HTTP/WebSocket listener.
+        public var http: SocketAddress
+        /// The UDP media socket.
+        public var media: SocketAddress
+        /// The signaling URL clients connect to, `ws://host:port/signaling`.
+        public var signalingURL: String
+    }
+
+    /// The configuration in force.
+    public let configuration: EdgeConfiguration
+    /// The media service (its counters are the edge's media metrics).
+    public let media: MediaService
+    let verifier: AccessTokenVerifier
+    let logger: Logger
+    private let ready = Mutex<ReadyState>(.waiting([]))
+    let sessions = Mutex<Int>(0)
+
+    private enum ReadyState {
+        case waiting([CheckedContinuation<Addresses, any Error>])
+        case ready(Addresses)
+        case failed(any Error)
+    }
+
+    /// Creates an edge; nothing is bound until ``run()``.
+    /// - Throws: ``PreflightError`` `.invalidArgument` for an API key secret shorter than 32 bytes.
+    public init(configuration: EdgeConfiguration, logger: Logger) async throws(PreflightError) {
+        self.configuration = configuration
+        self.logger = logger
+        media = MediaService(configuration: configuration.media)
+        verifier = try await AccessTokenVerifier(configuration: .init(apiKeys: configuration.apiKeys))
+    }
+
+    /// The addresses the edge listens on, once ``run()`` has bound them.
+    /// - Throws: the error that stopped ``run()`` before it was ready.
+    public func addresses() async throws -> Addresses {
+        try await withCheckedThrowingContinuation { continuation in
+            let result = ready.withLock { state -> Result<Addresses, any Error>? in
+                switch state {
+                case .waiting(var waiters):
+                    waiters.append(continuation)
+                    state = .waiting(waiters)
+                    return nil
+                case .ready(let addresses): return .success(addresses)
+                case .failed(let error): return .failure(error)
+                }
+            }
+            if let result { continuation.resume(with: result) }
+        }
+    }
+
+    private func resolveReady(_ result: Result<Addresses, any Error>) {
+        let waiters = ready.withLock { state -> [CheckedContinuation<Addresses, any Error>] in
+            guard case .waiting(let waiters) = state else { return [] }
+            switch result {
+            case .success(let addresses): state = .ready(addresses)
+            case .failure(let error): state = .failed(error)
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    /// Binds the media socket and serves HTTP and WebSocket signaling until the task is cancelled.
+    /// - Parameter gracefulShutdownSignals: signals that stop the server (the `serve` command
+    ///   passes SIGINT and SIGTERM); none when embedded.
+    public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws {
+        let mediaChannel: any Channel
+        do {
+            mediaChannel = try await media.bind(host: configuration.host, port: configuration.mediaPort)
+        } catch {
+            let failure = PreflightError(
+                code: .invalidArgument,
+                message: "edge: cannot bind UDP media on \(configuration.host):\(configuration.mediaPort)", underlying: error)
+            resolveReady(.failure(failure))
+            throw failure
+        }
+        defer { mediaChannel.close(promise: nil) }
+        guard let mediaAddress = mediaChannel.localAddress else {
+            throw PreflightError(code: .invalidArgument, message: "edge: the media socket has no local address")
+        }
+        let application = Application(
+            router: makeRouter(),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: makeWebSocketRouter(mediaPort: mediaAddress.port ?? 0),
+                configuration: .init(ws: .init(maxFrameSize: SignalingMessage.maximumTextLength))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.httpPort), serverName: "preflight-edge"),
+            onServerRunning: { [self] channel in
+                guard let http = channel.localAddress else { return }
+                let host = http.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? configuration.host
+                let addresses = Addresses(
+                    http: http, media: mediaAddress, signalingURL: "ws://\(host):\(http.port ?? 0)/signaling")
+                logger.info(
+                    "edge running", metadata: ["signaling": "\(addresses.signalingURL)", "media": "\(mediaAddress)"])
+                resolveReady(.success(addresses))
+            },
+            logger: logger)
+        do {
+            if gracefulShutdownSignals.isEmpty {
+                try await application.run()
+            } else {
+                try await application.runService(gracefulShutdownSignals: gracefulShutdownSignals)
+            }
+        } catch {
+            resolveReady(.failure(error))
+            throw error
+        }
+        resolveReady(.failure(PreflightError(code: .cancelled, message: "edge: stopped before it was running")))
+    }
+
+    private func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("healthz") { [self] _, _ -> Response in
+            let counters = media.counters
+            let body = """
+                {"status":"ok","edge":"\(configuration.edgeName)","sessions":\(sessions.withLock { $0 }),\
+                "mediaSessions":\(media.sessionCount),"packetsEchoed":\(counters.packetsEchoed),\
+                "droppedMalformed":\(counters.droppedMalformed),"droppedUnverified":\(counters.droppedUnverified),\
+                "droppedRateLimited":\(counters.droppedRateLimited)}
+                """
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        }
+        return router
+    }
+
+    private func makeWebSocketRouter(mediaPort: Int) -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.ws("signaling") { [self] inbound, outbound, context in
+            guard admit() else {
+                let refusal = SignalingMessage.error(
+                    .init(code: PreflightError.Code.edgeAtCapacity.rawValue,
+                          message: "edge at capacity: \(configuration.maximumSessions) sessions"))
+                try await outbound.write(.text(refusal.jsonText()))
+                return
+            }
+            defer { sessions.withLock { $0 -= 1 } }
+            let session = SignalingSession(edge: self, mediaPort: mediaPort, logger: context.logger)
+            await session.run(inbound: inbound, outbound: outbound)
+        }
+        return router
+    }
+
+    /// Counts a new session unless the edge is full.
+    private func admit() -> Bool {
+        sessions.withLock { count in
+            guard count < configuration.maximumSessions else { return false }
+            count += 1
+            return true
+        }
+    }
+}

@@ -1,0 +1,255 @@
+import HummingbirdWebSocket
+import NIOWebSocket
+import Logging
+import PreflightCore
+
+/// One signaling connection on the edge: hello → welcome, invite → ringing → answer, then the call
+/// until either side hangs up (docs/protocol.md).
+///
+/// Its events (client messages, timers, the application's end) go through one stream to one loop,
+/// so the session's state has a single owner. A malformed or unexpected message ends this session
+/// with an `error` (70002) and leaves every other session untouched.
+struct SignalingSession {
+    let edge: EdgeServer
+    let mediaPort: Int
+    let logger: Logger
+
+    private enum Event: Sendable {
+        case message(SignalingMessage)
+        case malformed(PreflightError)
+        case closed
+        case timeout(phase: Int)
+        case applicationFinished(reason: String, code: PreflightError.Code?)
+    }
+
+    enum Phase {
+        case awaitingHello
+        case awaitingInvite(AccessTokenClaims)
+        case inCall(callSid: String, ufrag: String)
+    }
+
+    private enum Disposition {
+        case proceed
+        case end
+    }
+
+    /// Serves the connection until the client leaves or the session ends; the caller returns
+    /// (closing the WebSocket) afterwards.
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let (events, continuation) = AsyncStream<Event>.makeStream()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await coordinate(events: events, events: continuation, outbound: outbound)
+            }
+            var iterator = inbound.makeAsyncIterator()
+            do {
+                while let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
+                    switch message {
+                    case .text(let text):
+                        do throws(PreflightError) {
+                            continuation.yield(.message(try SignalingMessage(jsonText: text)))
+                        } catch {
+                            continuation.yield(.malformed(error))
+                        }
+                    case .binary:
+                        continuation.yield(
+                            .malformed(PreflightError(code: .malformed, message: "signaling: binary frames are not part of the protocol")))
+                    }
+                }
+            } catch {
+                logger.debug("signaling connection ended", metadata: ["error": "\(error)"])
+            }
+            continuation.yield(.closed)
+            await group.waitForAll()
+        }
+    }
+
+    private func coordinate(
+        events: AsyncStream<Event>, events continuation: AsyncStream<Event>.Continuation, outbound: WebSocketOutboundWriter
+    ) async {
+        let configuration = edge.configuration
+        var phase = Phase.awaitingHello
+        var phaseID = 0
+        await withTaskGroup(of: Void.self) { timers in
+            func startTimer(_ duration: Duration) {
+                let id = phaseID
+                timers.addTask {
+                    try? await Task.sleep(for: duration)
+                    if !Task.isCancelled { continuation.yield(.timeout(phase: id)) }
+                }
+            }
+            func send(_ message: SignalingMessage) async {
+                do {
+                    try await outbound.write(.text(message.jsonText()))
+                } catch {
+                    logger.debug("signaling write failed", metadata: ["error": "\(error)"])
+                }
+            }
+            func fail(_ error: PreflightError, callSid: String? = nil) async {
+                logger.info("signaling session refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
+                await send(.error(.init(code: error.code.rawValue, message: error.message, callSid: callSid)))
+            }
+
+            startTimer(configuration.signalingTimeout)
+            loop: for await event in events {
+                let disposition: Disposition
+                switch (event, phase) {
+                case (.closed, _):
+                    break loop
+                case (.malformed(let error), _):
+                    await fail(error, callSid: phase.callSid)
+                    disposition = .end
+                case (.timeout(let id), _) where id != phaseID:
+                    continue loop
+                case (.timeout, .awaitingHello), (.timeout, .awaitingInvite):
+                    await fail(PreflightError(
+                        code: .signalingTimeout,
+                        message: "signaling: no \(phase.awaited) within \(configuration.signalingTimeout)"))
+                    disposition = .end
+                case (.timeout, .inCall(let callSid, _)):
+                    await send(.hangup(.init(
+                        callSid: callSid, reason: "maximum test duration of \(configuration.maximumTestDuration) reached",
+                        code: PreflightError.Code.testDurationExceeded.rawValue)))
+                    disposition = .end
+                case (.message(.hello(let token, _)), .awaitingHello):
+                    do throws(PreflightError) {
+                        let claims = try await edge.verifier.verify(token)
+                        var random = SystemRandomNumberGenerator()
+                        await send(.welcome(.init(
+                            edge: configuration.edgeName, sessionId: "SS" + Self.hex(&random, bytes: 16),
+                            iceServers: configuration.iceServers)))
+                        phase = .awaitingInvite(claims)
+                        phaseID += 1
+                        startTimer(configuration.signalingTimeout)
+                        disposition = .proceed
+                    } catch {
+                        await fail(error)
+                        disposition = .end
+                    }
+                case (.message(.invite(let invite)), .awaitingInvite(let claims)):
+                    do throws(PreflightError) {
+                        let (callSid, ufrag, application) = try await answer(invite, claims: claims, send: send)
+                        phase = .inCall(callSid: callSid, ufrag: ufrag)
+                        phaseID += 1
+                        startTimer(configuration.maximumTestDuration)
+                        if application == .recordPlayback {
+                            timers.addTask {
+                                let (reason, code) = await recordAndPlayBack(ufrag: ufrag)
+                                continuation.yield(.applicationFinished(reason: reason, code: code))
+                            }
+                        }
+                        disposition = .proceed
+                    } catch {
+                        await fail(error)
+                        disposition = .end
+                    }
+                case (.applicationFinished(let reason, let code), .inCall(let callSid, _)):
+                    await send(.hangup(.init(callSid: callSid, reason: reason, code: code?.rawValue)))
+                    disposition = .end
+                case (.message(.hangup), .inCall):
+                    disposition = .end
+                case (.message(let message), _):
+                    await fail(PreflightError(
+                        code: .malformed, message: "signaling: unexpected \"\(message.type)\" while waiting for \(phase.awaited)"),
+                        callSid: phase.callSid)
+                    disposition = .end
+                case (.applicationFinished, _):
+                    continue loop
+                }
+                if case .end = disposition { break loop }
+            }
+            if case .inCall(_, let ufrag) = phase {
+                edge.media.removeSession(localUfrag: ufrag)
+            }
+            timers.cancelAll()
+            try? await outbound.close(.normalClosure, reason: nil)
+        }
+    }
+
+    /// Routes an invite: picks the application and codec, opens the media session and answers.
+    private func answer(
+        _ invite: SignalingMessage.Invite, claims: AccessTokenClaims, send: (SignalingMessage) async -> Void
+    ) async throws(PreflightError) -> (callSid: String, ufrag: String, application: TestApplication) {
+        let configuration = edge.configuration
+        try invite.ice.validate()
+        guard let codec = invite.codecs.first(where: { $0.uppercased() == "PCMU" }) else {
+            throw PreflightError(
+                code: .unsupportedCodec, message: "call: none of the codecs \(invite.codecs) is supported; the edge speaks PCMU")
+        }
+        let sid = claims.grants.voice?.outgoing?.applicationSID ?? ""
+        guard let application = configuration.applications[sid] else {
+            throw PreflightError(code: .callDeclined, message: "call: application \"\(sid)\" is not served by this edge")
+        }
+        var random = SystemRandomNumberGenerator()
+        let callSid = "CA" + Self.hex(&random, bytes: 16)
+        let ufrag = Self.iceChars(&random, count: 8)
+        let password = Self.iceChars(&random, count: 24)
+        edge.media.addSession(
+            ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: invite.ice.ufrag),
+            application: application)
+        await send(.ringing(callSid: callSid))
+        var address = configuration.advertisedAddress ?? configuration.host
+        if address == "0.0.0.0" || address == "::" { address = "127.0.0.1" }
+        let candidate = ICECandidate(
+            foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
+            address: address, port: UInt16(clamping: mediaPort), type: .host)
+        await send(.answer(.init(
+            callSid: callSid, ice: ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true),
+            codec: codec.uppercased(), payloadType: MuLaw.payloadType, application: application.rawValue)))
+        logger.info(
+            "call answered",
+            metadata: ["callSid": "\(callSid)", "application": "\(application.rawValue)", "identity": "\(claims.grants.identity ?? "")"])
+        return (callSid, ufrag, application)
+    }
+
+    /// The record-playback flow: wait for the caller's audio, record it, play it back, pause.
+    private func recordAndPlayBack(ufrag: String) async -> (reason: String, code: PreflightError.Code?) {
+        let configuration = edge.configuration
+        let media = edge.media
+        let clock = ContinuousClock()
+        let deadline = clock.now + configuration.recordingStartTimeout
+        var firstMedia: Double?
+        while firstMedia == nil {
+            firstMedia = media.statistics(localUfrag: ufrag)?.firstMediaTime
+            if firstMedia != nil { break }
+            guard clock.now < deadline, (try? await Task.sleep(for: .milliseconds(20))) != nil else {
+                return ("no audio to record within \(configuration.recordingStartTimeout)", .connectionError)
+            }
+        }
+        let recordUntil = (firstMedia ?? media.now) + configuration.recordingDuration.inSeconds
+        while media.now < recordUntil, (media.statistics(localUfrag: ufrag)?.recordedFrames ?? 0) < configuration.media.maximumRecordingFrames {
+            guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return ("cancelled", nil) }
+        }
+        let played = await media.playRecording(localUfrag: ufrag)
+        logger.debug("playback done", metadata: ["frames": "\(played)"])
+        try? await Task.sleep(for: configuration.playbackPause)
+        return ("completed", nil)
+    }
+
+    static func hex(_ random: inout SystemRandomNumberGenerator, bytes: Int) -> String {
+        (0..<bytes).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &random)
+            return (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
+    }
+
+    static func iceChars(_ random: inout SystemRandomNumberGenerator, count: Int) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] })
+    }
+}
+
+extension SignalingSession.Phase {
+    var callSid: String? {
+        if case .inCall(let callSid, _) = self { return callSid }
+        return nil
+    }
+
+    var awaited: String {
+        switch self {
+        case .awaitingHello: "hello"
+        case .awaitingInvite: "invite"
+        case .inCall: "hangup"
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import NIOCore
+import NIOPosix
+import PreflightCore
+
+/// The client's UDP media socket: every datagram received is stamped on the event loop and
+/// delivered on ``datagrams``; ``send(_:to:)`` writes from any task.
+public final class MediaSocket: Sendable {
+    /// Datagrams received, in arrival order; finishes when the socket closes.
+    public let datagrams: AsyncStream<Datagram>
+    /// The bound channel.
+    public let channel: any Channel
+
+    private init(channel: any Channel, datagrams: AsyncStream<Datagram>) {
+        self.channel = channel
+        self.datagrams = datagrams
+    }
+
+    /// Binds a UDP socket.
+    /// - Parameters:
+    ///   - host: the local address, `"0.0.0.0"` (every IPv4 interface) by default.
+    ///   - port: the local port, 0 (ephemeral) by default.
+    ///   - bufferedDatagrams: how many received datagrams wait for the reader before the oldest are
+    ///     dropped (a stalled reader must not grow memory without bound); 4096 by default.
+    /// - Throws: ``PreflightError`` `.invalidArgument` when the socket cannot be bound.
+    public static func bind(
+        host: String = "0.0.0.0", port: Int = 0, bufferedDatagrams: Int = 4096,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws(PreflightError) -> MediaSocket {
+        let (stream, continuation) = AsyncStream<Datagram>.makeStream(bufferingPolicy: .bufferingNewest(bufferedDatagrams))
+        do {
+            let channel = try await DatagramBootstrap(group: group)
+                .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(Receiver(continuation: continuation))
+                    }
+                }
+                .bind(host: host, port: port)
+                .get()
+            return MediaSocket(channel: channel, datagrams: stream)
+        } catch {
+            continuation.finish()
+            throw PreflightError(code: .invalidArgument, message: "media: cannot bind UDP on \(host):\(port)", underlying: error)
+        }
+    }
+
+    /// The bound local address.
+    public var localAddress: SocketAddress? { channel.localAddress }
+
+    /// Sends one datagram (fire and forget: UDP gives no delivery report anyway).
+    public func send(_ bytes: [UInt8], to destination: SocketAddress) {
+        channel.writeAndFlush(AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: bytes)), promise: nil)
+    }
+
+    /// Closes the socket; ``datagrams`` finishes.
+    public func close() async {
+        try? await channel.close()
+    }
+
+    private final class Receiver: ChannelInboundHandler, Sendable {
+        typealias InboundIn = AddressedEnvelope<ByteBuffer>
+        let continuation: AsyncStream<Datagram>.Continuation
+
+        init(continuation: AsyncStream<Datagram>.Continuation) {
+            self.continuation = continuation
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let envelope = unwrapInboundIn(data)
+            continuation.yield(Datagram(data: envelope.data, source: envelope.remoteAddress, arrival: .now))
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            continuation.finish()
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            // ICMP port unreachable from an earlier send surfaces here; the socket stays usable.
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Logging
+import PreflightCore
+import PreflightEdge
+
+/// An edge server in this process on ephemeral loopback ports, with its own API key and one
+/// application sid per test application: what `preflight` runs by default and what tests use.
+///
+/// ```swift
+/// try await EmbeddedEdge.withRunning { edge in
+///     let token = try await edge.token(application: .echo)
+///     let test = PreflightTest.run(options: .init(accessToken: token, edgeURL: edge.signalingURL))
+///     …
+/// }
+/// ```
+public struct EmbeddedEdge: Sendable {
+    /// The API key sid the embedded edge trusts.
+    public static let apiKeySID = "SK00000000000000000000000000000000"
+    /// The account sid its tokens name.
+    public static let accountSID = "AC00000000000000000000000000000000"
+    /// The application sid routed to each test application.
+    public static func applicationSID(_ application: TestApplication) -> String {
+        switch application {
+        case .echo: "AP0000000000000000000000000000echo"
+        case .recordPlayback: "AP00000000000000000000000000record"
+        }
+    }
+
+    /// The running server.
+    public let server: EdgeServer
+    /// Where it listens.
+    public let addresses: EdgeServer.Addresses
+    let issuer: AccessTokenIssuer
+
+    /// The signaling URL to give the SDK.
+    public var signalingURL: String { addresses.signalingURL }
+
+    /// Mints an access token for `application`.
+    /// - Parameters:
+    ///   - identity: the caller's identity; `"preflight-user"` by default.
+    ///   - lifetime: 1 hour by default.
+    public func token(
+        application: TestApplication = .echo, identity: String = "preflight-user", lifetime: Duration = .seconds(3600)
+    ) async throws(PreflightError) -> String {
+        try await issuer.mint(
+            identity: identity, outgoingApplicationSID: Self.applicationSID(application), lifetime: lifetime)
+    }
+
+    /// The configuration of an embedded edge: loopback, ephemeral ports, a fresh random secret and
+    /// both applications. Adjust limits on the value before passing it to ``withRunning(configuration:logger:_:)``.
+    public static func configuration(secret: String = randomSecret()) -> EdgeConfiguration {
+        EdgeConfiguration(
+            host: "127.0.0.1", edgeName: "local", apiKeys: [apiKeySID: secret],
+            applications: Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (applicationSID($0), $0) }))
+    }
+
+    /// A random 48-character secret.
+    public static func randomSecret() -> String {
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<48).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] })
+    }
+
+    /// Runs an edge for the duration of `body`, then stops it.
+    /// - Parameters:
+    ///   - configuration: the edge's configuration; ``configuration(secret:)`` by default. Its API
+    ///     key ``apiKeySID`` must be present: tokens are minted with it.
+    ///   - logger: the edge's logger; silent by default.
+    public static func withRunning<Result: Sendable>(
+        configuration: EdgeConfiguration = EmbeddedEdge.configuration(),
+        logger: Logger = Logger(label: "preflight.edge", factory: { _ in SwiftLogNoOpLogHandler() }),
+        _ body: @Sendable (EmbeddedEdge) async throws -> Result
+    ) async throws -> Result {
+        guard let secret = configuration.apiKeys[apiKeySID] else {
+            throw PreflightError(code: .invalidArgument, message: "embedded edge: the configuration lacks API key \(apiKeySID)")
+        }
+        let server = try await EdgeServer(configuration: configuration, logger: logger)
+        let issuer = try await AccessTokenIssuer(apiKeySID: apiKeySID, apiKeySecret: secret, accountSID: accountSID)
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await server.run()
+                return nil
+            }
+            let addresses = try await server.addresses()
+            let result = try await body(EmbeddedEdge(server: server, addresses: addresses, issuer: issuer))
+            group.cancelAll()
+            return result
+        }
+    }
+}
