@@ -103,7 +103,7 @@ public final class PreflightTest: Sendable {
         state.withLock { state in
             if let terminal = state.terminal {
                 continuation.yield(terminal)
-                continuation.finish()
+                continuation.finish()  // no onTermination set yet: safe under the lock
                 return
             }
             let key = state.nextSubscriber
@@ -161,8 +161,9 @@ public final class PreflightTest: Sendable {
     /// Ends the test once: later calls do nothing (a stop racing the run's own end).
     func finish(_ outcome: Result<PreflightReport, PreflightError>) {
         let end = Self.nowMilliseconds()
-        state.withLock { state in
-            guard state.terminal == nil else { return }
+        // Finishing a stream runs its onTermination, which takes the lock: finish outside it.
+        let ended = state.withLock { state -> (PreflightTestEvent, [AsyncStream<PreflightTestEvent>.Continuation])? in
+            guard state.terminal == nil else { return nil }
             state.endTime = end
             let event: PreflightTestEvent
             switch outcome {
@@ -178,11 +179,14 @@ public final class PreflightTest: Sendable {
                 event = .failed(error, partialReport: state.partial)
             }
             state.terminal = event
-            for continuation in state.subscribers.values {
-                continuation.yield(event)
-                continuation.finish()
-            }
+            let subscribers = Array(state.subscribers.values)
             state.subscribers.removeAll()
+            return (event, subscribers)
+        }
+        guard let (event, subscribers) = ended else { return }
+        for continuation in subscribers {
+            continuation.yield(event)
+            continuation.finish()
         }
     }
 

@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import Preflight
+import PreflightCore
+import PreflightEdge
+import PreflightTesting
+import Testing
+
+/// Full test calls from the SDK to an in-process edge over loopback (ports bound to 0).
+@Suite(.serialized) struct EndToEndTests {
+    @Test func echoTestCompletesWithAConsistentReport() async throws {
+        try await EmbeddedEdge.withRunning { edge in
+            let token = try await edge.token(application: .echo)
+            let test = PreflightTest.run(options: PreflightOptions(accessToken: token, edgeURL: edge.signalingURL, duration: .seconds(5)))
+            #expect(test.status == .connecting)
+            var sawConnected = false
+            var samples: [StatsSample] = []
+            var final: PreflightReport?
+            for await event in test.events() {
+                switch event {
+                case .connected: sawConnected = true
+                case .sample(let sample): samples.append(sample)
+                case .completed(let report): final = report
+                case .failed(let error, _): Issue.record("test failed: \(error)")
+                case .qualityWarnings: break
+                }
+            }
+            let report = try #require(final)
+            #expect(sawConnected)
+            #expect(test.status == .completed)
+            ReportChecks.expectConsistent(report, samples: samples, expectedSeconds: 5)
+            #expect(report.application == "echo")
+            #expect(test.callSid == report.callSid)
+            #expect(test.report == report)
+            #expect(try #require(test.endTime) >= test.startTime)
+        }
+    }
+}
+
+/// Checks every field of a completed report against its samples and the definitions.
+enum ReportChecks {
+    static func expectConsistent(_ report: PreflightReport, samples: [StatsSample], expectedSeconds: Int) {
+        #expect(report.callSid.hasPrefix("CA") && report.callSid.count == 34)
+        #expect(report.edge == "local")
+        #expect(report.selectedEdge == "roaming")
+        #expect(report.statsSamples == samples)
+        // One sample a second (±1 for the boundaries).
+        #expect(abs(samples.count - expectedSeconds) <= 1, "got \(samples.count) samples for \(expectedSeconds) s")
+        for metric in [report.networkStats.rtt, report.networkStats.jitter, report.networkStats.mos] {
+            #expect(metric.min <= metric.average && metric.average <= metric.max)
+        }
+        #expect(report.callQuality == CallQuality(averageMOS: report.networkStats.mos.average))
+        for sample in samples {
+            #expect(abs(sample.mos - MeanOpinionScore.mos(rtt: sample.rtt, jitter: sample.jitter, packetLossPercent: sample.packetsLostFraction)) < 1e-9)
+            #expect(sample.codec == "PCMU")
+            #expect(sample.packetsSent > 0 && sample.bytesSent > sample.packetsSent * 160)
+        }
+        if let last = samples.last {
+            // Loopback: everything sent came back, quickly.
+            #expect(last.packetsReceived >= last.packetsSent - 5)
+            #expect(last.packetsLost == 0)
+            #expect(report.networkStats.rtt.max < 100)
+            #expect(last.audioInputLevel >= 0 && last.audioInputLevel <= 32767)
+        }
+        // The speech-like signal's levels vary from second to second.
+        #expect(Set(samples.map(\.audioInputLevel)).count > 1)
+        #expect(Set(samples.map(\.audioOutputLevel)).count > 1)
+        let timing = report.networkTiming
+        #expect(timing.signaling != nil && timing.iceConnection != nil && timing.peerConnection != nil && timing.preflightTest != nil)
+        if let signaling = timing.signaling, let ice = timing.iceConnection, let peer = timing.peerConnection, let whole = timing.preflightTest {
+            #expect(signaling.duration >= 0 && ice.duration >= 0 && peer.duration >= 0)
+            #expect(signaling.startTime == whole.startTime)
+            #expect(ice.startTime >= signaling.endTime)
+            #expect(peer.endTime >= ice.startTime)
+            #expect(whole.duration >= Int64(expectedSeconds - 1) * 1000)
+        }
+        let pair = report.selectedIceCandidatePair
+        #expect(pair?.localCandidate.isRemote == false)
+        #expect(pair?.remoteCandidate.isRemote == true)
+        #expect(pair?.remoteCandidate.candidateType == .host)
+        #expect(report.isTurnRequired == false)
+        #expect(report.iceCandidates.contains { !$0.isRemote } && report.iceCandidates.contains { $0.isRemote })
+        #expect(report.uplink != nil && report.downlink != nil)
+        #expect(report.error == nil)
+    }
+}
