@@ -57,6 +57,7 @@ extension TestRun {
         var timing = NetworkTiming()
         var echoRTTs = 0
         var mediaStarted = false
+        var lastSample: ContinuousClock.Instant?
         let checksFlag = CheckFlag()
 
         init(run: TestRun, socket: MediaSocket, signaling: SignalingConnection, events: AsyncStream<Event>.Continuation) {
@@ -194,7 +195,7 @@ extension TestRun {
                         message: "ICE: no connectivity check to \(remotes.map { "\($0.address)" }) succeeded within \(run.options.iceTimeout)")
                 }
             case .deadline(.testEnd):
-                takeSample()
+                takeFinalSample()
                 return finalReport()
             case .deadline(.maximum):
                 throw PreflightError(
@@ -260,7 +261,7 @@ extension TestRun {
                     throw PreflightError(
                         code: .connectionError, message: "call: the edge hung up before media flowed: \(hangup.reason ?? "")")
                 }
-                takeSample()
+                takeFinalSample()
                 return finalReport()
             case (.error(let info), _):
                 callOpen = false
@@ -483,6 +484,7 @@ extension TestRun {
         mutating func takeSample() {
             guard phase == .media else { return }
             let now = clock.now
+            lastSample = now
             let sample = meter.takeSample(timestamp: wallMilliseconds(now), codec: codec)
             samples.append(sample)
             let update = warnings.ingest(sample)
@@ -492,6 +494,12 @@ extension TestRun {
                 run.test.emit(.qualityWarnings(current: update.current, previous: update.previous))
             }
             sendReport(at: now)
+        }
+
+        /// The closing sample, unless a tick just took one (within half a second): one sample a second.
+        mutating func takeFinalSample() {
+            if let last = lastSample, clock.now - last < .milliseconds(500) { return }
+            takeSample()
         }
 
         mutating func finalReport() -> PreflightReport {

@@ -9,20 +9,17 @@ public struct PreflightCommand: AsyncParsableCommand {
         abstract: "Pre-call diagnostics for voice and video calling.",
         discussion: """
             Runs a preflight test call against an edge server and reports RTT, jitter, loss, MOS \
-            and connectivity. The test call and the edge server arrive with the next releases; \
-            this build ships the measurement core.
+            and connectivity. With no subcommand, `run` starts an embedded edge on 127.0.0.1 and \
+            runs a 10-second echo test against it.
             """,
         version: PreflightVersion.current,
-        subcommands: [TokenCommand.self]
+        subcommands: [RunCommand.self, ServeCommand.self, TokenCommand.self, LoadCommand.self],
+        defaultSubcommand: RunCommand.self
     )
 
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
-    /// Runs the command.
-    public func run() async throws {
-        print("preflight \(PreflightVersion.current): the measurement core is ready; the test call is not yet built.")
-    }
 }
 
 extension PreflightCommand {

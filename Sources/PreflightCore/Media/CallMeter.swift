@@ -10,7 +10,8 @@
 ///   direction's loss is hidden; **packetsLostFraction**: the share of the second's packets lost on
 ///   the round trip, 100·(1 − (1 − up)(1 − down)) from each direction's interval loss.
 /// - **mos**: ``MeanOpinionScore`` of the sample's own rtt, jitter and packetsLostFraction.
-/// - **audio levels**: peak of the last frame sent (input) and received (output), 0…32767.
+/// - **audio levels**: peak of the last frame sent (input) and received (output), 0…32767; the
+///   output level is 0 for a second in which nothing was received.
 public struct CallMeter: Sendable {
     /// Cumulative RTP packets sent.
     public private(set) var packetsSent = 0
@@ -33,6 +34,7 @@ public struct CallMeter: Sendable {
     private var lastRTT: Double?
     private var inputLevel = 0
     private var outputLevel = 0
+    private var receivedInInterval = false
 
     /// Creates a meter with nothing counted.
     public init() {}
@@ -66,6 +68,7 @@ public struct CallMeter: Sendable {
         packetsReceived += 1
         bytesReceived += bytes
         outputLevel = audioLevel
+        receivedInInterval = true
         if downlinkSSRC != ssrc {
             downlinkSSRC = ssrc
             downlink = ReceiveStatistics(minSequential: 1)
@@ -93,6 +96,9 @@ public struct CallMeter: Sendable {
     ///   - codec: the codec in use (`""` before media flows).
     public mutating func takeSample(timestamp: Double, codec: String) -> StatsSample {
         if intervalRTT.count > 0 { lastRTT = intervalRTT.mean }
+        // Silence is level 0: a second without audio from the edge must not repeat an old level.
+        if !receivedInInterval { outputLevel = 0 }
+        receivedInInterval = false
         intervalRTT = RunningSummary()
         let rtt = lastRTT ?? 0
 

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PreflightCore
+import PreflightEdge
+import PreflightTesting
+import UnixSignals
+
+/// `preflight serve`: runs the edge server until SIGINT or SIGTERM.
+public struct ServeCommand: AsyncParsableCommand {
+    /// The subcommand's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the edge server: WebSocket signaling, access tokens, UDP media with the test applications.",
+        discussion: """
+            Every option can also come from the environment: PREFLIGHT_HOST, PREFLIGHT_PORT, \
+            PREFLIGHT_MEDIA_PORT, PREFLIGHT_ADVERTISE, PREFLIGHT_EDGE_NAME, PREFLIGHT_API_KEY, \
+            PREFLIGHT_API_SECRET, PREFLIGHT_APPS ("AP…=echo,AP…=record-playback"), \
+            PREFLIGHT_MAX_SESSIONS, PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE. Without --app the \
+            embedded edge's application sids are served. Once listening, the edge prints \
+            "signaling <url>" and "media <address>" on standard output; logs go to standard error.
+            """
+    )
+
+    /// The bind address.
+    @Option(help: "Address to bind (default 127.0.0.1; 0.0.0.0 for every interface).")
+    public var host: String?
+    /// The HTTP/WebSocket port.
+    @Option(help: "HTTP and WebSocket port (default 8080; 0 for an ephemeral port).")
+    public var port: Int?
+    /// The UDP media port.
+    @Option(name: .customLong("media-port"), help: "UDP media port (default 0: ephemeral).")
+    public var mediaPort: Int?
+    /// The advertised candidate address.
+    @Option(help: "Address advertised in the edge's ICE candidate (default: the bind address).")
+    public var advertise: String?
+    /// The edge's name.
+    @Option(name: .customLong("edge-name"), help: "The edge location's name, the report's `edge` (default local).")
+    public var edgeName: String?
+    /// The API key sid.
+    @Option(name: .customLong("api-key"), help: "API key sid tokens are issued by.")
+    public var apiKey: String?
+    /// The API key secret.
+    @Option(name: .customLong("api-secret"), help: "API key secret (at least 32 bytes).")
+    public var apiSecret: String?
+    /// Application routes.
+    @Option(name: .customLong("app"), help: "An application route SID=echo|record-playback (repeatable).")
+    public var apps: [String] = []
+    /// Session limit.
+    @Option(name: .customLong("max-sessions"), help: "Signaling sessions served at once (default 1000).")
+    public var maxSessions: Int?
+    /// Test duration limit.
+    @Option(name: .customLong("max-duration"), help: "Longest test call in seconds (default 120).")
+    public var maxDuration: Int?
+    /// Per-source packet rate.
+    @Option(name: .customLong("packet-rate"), help: "Datagrams per second accepted from one source (default 200).")
+    public var packetRate: Double?
+    /// Log level.
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    public var logLevel: String = "info"
+
+    /// Creates the command (ArgumentParser requirement).
+    public init() {}
+
+    /// The edge configuration from the options and the environment.
+    /// - Throws: `ValidationError` for missing or malformed values.
+    public func edgeConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EdgeConfiguration {
+        func number(_ option: Int?, _ name: String, default value: Int) throws -> Int {
+            if let option { return option }
+            guard let text = environment[name] else { return value }
+            guard let parsed = Int(text) else { throw ValidationError("\(name) must be a whole number, got \"\(text)\"") }
+            return parsed
+        }
+        guard let key = apiKey ?? environment["PREFLIGHT_API_KEY"] else {
+            throw ValidationError("an API key sid is needed: --api-key or PREFLIGHT_API_KEY")
+        }
+        guard let secret = apiSecret ?? environment["PREFLIGHT_API_SECRET"] else {
+            throw ValidationError("an API key secret is needed: --api-secret or PREFLIGHT_API_SECRET")
+        }
+        var routes = apps
+        if routes.isEmpty, let text = environment["PREFLIGHT_APPS"] {
+            routes = text.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        var applications: [String: TestApplication] = [:]
+        for route in routes {
+            let parts = route.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, let application = TestApplication(rawValue: parts[1]) else {
+                throw ValidationError("--app must be SID=echo or SID=record-playback, got \"\(route)\"")
+            }
+            applications[parts[0]] = application
+        }
+        if applications.isEmpty {
+            applications = Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (EmbeddedEdge.applicationSID($0), $0) })
+        }
+        let port = try number(port, "PREFLIGHT_PORT", default: 8080)
+        let mediaPort = try number(mediaPort, "PREFLIGHT_MEDIA_PORT", default: 0)
+        guard (0...65535).contains(port), (0...65535).contains(mediaPort) else {
+            throw ValidationError("ports must be 0 to 65535, got \(port) and \(mediaPort)")
+        }
+        let sessions = try number(maxSessions, "PREFLIGHT_MAX_SESSIONS", default: 1000)
+        let duration = try number(maxDuration, "PREFLIGHT_MAX_DURATION", default: 120)
+        guard sessions > 0, duration > 0 else { throw ValidationError("--max-sessions and --max-duration must be positive") }
+        var media = MediaService.Configuration()
+        if let rate = packetRate ?? environment["PREFLIGHT_PACKET_RATE"].flatMap(Double.init) {
+            guard rate > 0 else { throw ValidationError("--packet-rate must be positive, got \(rate)") }
+            media.packetsPerSecondPerSource = rate
+            media.burstPerSource = max(10, rate / 2)
+        }
+        return EdgeConfiguration(
+            host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,
+            advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"],
+            edgeName: edgeName ?? environment["PREFLIGHT_EDGE_NAME"] ?? "local", apiKeys: [key: secret],
+            applications: applications, maximumSessions: sessions, maximumTestDuration: .seconds(duration), media: media)
+    }
+
+    /// Runs the edge until SIGINT or SIGTERM.
+    public func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let configuration = try edgeConfiguration()
+        var logger = Logger(label: "preflight.edge", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = level
+        let edge: EdgeServer
+        do {
+            edge = try await EdgeServer(configuration: configuration, logger: logger)
+        } catch {
+            throw CommandFailure(error)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await edge.run(gracefulShutdownSignals: [.sigint, .sigterm]) }
+            let addresses = try await edge.addresses()
+            // Unbuffered, so that a parent process reading the pipe sees the addresses at once.
+            FileHandle.standardOutput.write(Data("signaling \(addresses.signalingURL)\nmedia \(addresses.media)\n".utf8))
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}
