@@ -1,0 +1,163 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Preflight
+import PreflightCore
+import PreflightEdge
+import PreflightTesting
+import Testing
+
+/// Tests that fail on purpose: each ends in `failed` with its code, quickly, with a partial report.
+@Suite(.serialized) struct FailureTests {
+    /// Runs `test` to its end and returns the failure and partial report (records an issue if it completed).
+    static func failure(of test: PreflightTest) async -> (PreflightError, PreflightReport)? {
+        for await event in test.events() {
+            switch event {
+            case .failed(let error, let partial): return (error, partial)
+            case .completed: Issue.record("the test completed; it was expected to fail")
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    @Test func stopFailsAtOnceWith31008AndAPartialReport() async throws {
+        try await EmbeddedEdge.withRunning { edge in
+            let test = PreflightTest.run(
+                options: PreflightOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(30)))
+            var samples = 0
+            for await event in test.events() {
+                if case .sample = event { samples += 1 }
+                if samples == 2 { break }
+            }
+            let before = ContinuousClock.now
+            test.stop()
+            // stop() fails the test before it returns (no waiting on sockets or the edge).
+            #expect(test.status == .failed)
+            let elapsed = ContinuousClock.now - before
+            let (error, partial) = try #require(await Self.failure(of: test))
+            #expect(error.code == .cancelled)
+            #expect(elapsed < .milliseconds(200))
+            #expect(partial.statsSamples.count >= 2)
+            #expect(partial.callSid.hasPrefix("CA"))
+            #expect(partial.selectedIceCandidatePair != nil)
+            #expect(partial.error?.code == 31008)
+            #expect(partial.networkTiming.preflightTest != nil)
+            #expect(test.report == PreflightReport())  // empty unless completed, as the vendor's
+            #expect(test.partialReport.statsSamples.count == partial.statsSamples.count)
+            // A stop after the end changes nothing.
+            test.stop()
+            #expect(test.status == .failed)
+        }
+    }
+
+    @Test func expiredAndWronglySignedTokensFailWithTheirCodes() async throws {
+        try await EmbeddedEdge.withRunning { edge in
+            let stranger = try await AccessTokenIssuer(
+                apiKeySID: EmbeddedEdge.apiKeySID, apiKeySecret: EmbeddedEdge.randomSecret(), accountSID: EmbeddedEdge.accountSID)
+            let wronglySigned = try await stranger.mint(identity: "mallory", outgoingApplicationSID: EmbeddedEdge.applicationSID(.echo))
+            let expired = try await edge.token(lifetime: .seconds(1))
+            try await Task.sleep(for: .seconds(7))  // past the 5 s clock skew
+            for (token, code) in [
+                ("not-a-jwt", PreflightError.Code.invalidAccessToken), (wronglySigned, .invalidAccessTokenSignature),
+                (expired, .accessTokenExpired),
+            ] {
+                let test = PreflightTest.run(options: PreflightOptions(accessToken: token, edgeURL: edge.signalingURL))
+                let (error, partial) = try #require(await Self.failure(of: test))
+                #expect(error.code == code, "\(error)")
+                #expect(partial.statsSamples.isEmpty)
+                #expect(partial.error?.code == code.rawValue)
+            }
+        }
+    }
+
+    @Test func noEdgeListeningFailsWithAConnectionError() async throws {
+        // A port that was just free: bind, note it, close.
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(channel.localAddress?.port)
+        try await channel.close()
+        let test = PreflightTest.run(
+            options: PreflightOptions(accessToken: "x.y.z", edgeURL: "ws://127.0.0.1:\(port)/signaling", signalingTimeout: .seconds(3)))
+        let (error, partial) = try #require(await Self.failure(of: test))
+        #expect(error.code == .signalingConnectionError || error.code == .signalingTimeout, "\(error)")
+        let whole = try #require(partial.networkTiming.preflightTest)
+        #expect(whole.duration <= 3_500)
+    }
+
+    @Test func edgeHangsUpAtItsMaximumDuration() async throws {
+        var configuration = EmbeddedEdge.configuration()
+        configuration.maximumTestDuration = .seconds(2)
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            let test = PreflightTest.run(
+                options: PreflightOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(10)))
+            let (error, partial) = try #require(await Self.failure(of: test))
+            #expect(error.code == .testDurationExceeded)
+            #expect(!partial.statsSamples.isEmpty)
+        }
+    }
+
+    @Test func killingTheEdgeMidTestFailsWithinThreeSeconds() async throws {
+        let edge = try EdgeProcess.start()
+        defer { edge.kill() }
+        let issuer = try await AccessTokenIssuer(
+            apiKeySID: EmbeddedEdge.apiKeySID, apiKeySecret: edge.secret, accountSID: EmbeddedEdge.accountSID)
+        let token = try await issuer.mint(identity: "victim", outgoingApplicationSID: EmbeddedEdge.applicationSID(.echo))
+        let test = PreflightTest.run(options: PreflightOptions(accessToken: token, edgeURL: edge.signalingURL, duration: .seconds(30)))
+        var samples = 0
+        for await event in test.events() {
+            if case .sample = event { samples += 1 }
+            if samples == 2 { break }
+        }
+        let killed = ContinuousClock.now
+        edge.kill()
+        let (error, partial) = try #require(await Self.failure(of: test))
+        let detection = ContinuousClock.now - killed
+        #expect([PreflightError.Code.signalingDisconnected, .mediaConnectionFailed].contains(error.code), "\(error)")
+        #expect(detection < .seconds(3), "failure took \(detection)")
+        #expect(partial.statsSamples.count >= 2)
+    }
+}
+
+/// `preflight serve` as a child process, for tests that must kill a real edge.
+struct EdgeProcess {
+    let process: Process
+    let secret: String
+    let signalingURL: String
+
+    /// Starts the `preflight` executable built beside this test bundle.
+    static func start() throws -> EdgeProcess {
+        let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        let executable = directory.appendingPathComponent("preflight")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "the preflight executable is not built at \(executable.path): run `swift build` before `swift test`")
+        }
+        let secret = EmbeddedEdge.randomSecret()
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0", "--log-level", "error"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PREFLIGHT_API_KEY"] = EmbeddedEdge.apiKeySID
+        environment["PREFLIGHT_API_SECRET"] = secret
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var text = ""
+        while !text.contains("\nmedia ") {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { throw PreflightError(code: .invalidArgument, message: "preflight serve exited early") }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("signaling ") })
+        return EdgeProcess(process: process, secret: secret, signalingURL: String(line.dropFirst("signaling ".count)))
+    }
+
+    /// SIGKILL: no goodbye, no closing handshake, as a crash.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
