@@ -29,7 +29,8 @@ public struct EmbeddedEdge: Sendable {
     public let server: EdgeServer
     /// Where it listens.
     public let addresses: EdgeServer.Addresses
-    let issuer: AccessTokenIssuer
+    /// Mints tokens with the embedded API key (for tokens of other shapes than ``token(application:identity:lifetime:)``).
+    public let issuer: AccessTokenIssuer
 
     /// The signaling URL to give the SDK.
     public var signalingURL: String { addresses.signalingURL }
