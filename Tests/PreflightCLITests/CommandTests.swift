@@ -2,6 +2,8 @@ import ArgumentParser
 import PreflightCLI
 import PreflightCore
 import PreflightEdge
+import Foundation
+import Synchronization
 import Testing
 
 @Suite struct CommandTests {
@@ -60,5 +62,65 @@ import Testing
             #expect(failure.error.code == .invalidArgument)
             #expect(failure.description.hasPrefix("error 70005:"))
         }
+    }
+}
+
+@Suite struct RunCommandTests {
+    @Test func defaultRunAgainstTheEmbeddedEdgePrintsProgressAndSummary() async throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["--duration", "2"]) as? RunCommand)
+        let lines = Mutex<[String]>([])
+        let outcome = await command.execute(progress: { line in lines.withLock { $0.append(line) } }, output: { text in lines.withLock { $0.append(text) } })
+        #expect(outcome.error == nil)
+        let text = lines.withLock { $0.joined(separator: "\n") }
+        #expect(text.contains("  1 s  rtt"))
+        #expect(text.contains("Preflight test completed"))
+        #expect(text.contains("Quality      excellent"))
+        #expect(outcome.report.statsSamples.count == 2)
+    }
+
+    @Test func jsonPrintsTheReport() async throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["run", "--duration", "1", "--json"]) as? RunCommand)
+        let output = Mutex<String>("")
+        let outcome = await command.execute(progress: { _ in }, output: { text in output.withLock { $0 += text } })
+        #expect(outcome.error == nil)
+        let report = try PreflightReport(jsonData: Data(output.withLock { $0 }.utf8))
+        #expect(report == outcome.report)
+    }
+
+    @Test func unreachableEdgeFailsWithItsCode() async throws {
+        let command = try #require(
+            try PreflightCommand.parseAsRoot(["run", "--edge", "ws://127.0.0.1:1/signaling", "--token", "a.b.c", "--signaling-timeout", "2"]) as? RunCommand)
+        let outcome = await command.execute(progress: { _ in }, output: { _ in })
+        let error = try #require(outcome.error)
+        #expect([PreflightError.Code.signalingConnectionError, .signalingTimeout].contains(error.code))
+        #expect(CommandFailure(error).description.hasPrefix("error 530"))
+    }
+
+    @Test(arguments: [["run", "--duration", "0"], ["run", "--edge", "ws://x"], ["run", "--app", "karaoke"], ["load", "--sessions", "0"]])
+    func refusesBadArguments(arguments: [String]) {
+        #expect(throws: (any Error).self) { try PreflightCommand.parseAsRoot(arguments) }
+    }
+}
+
+@Suite struct ServeCommandTests {
+    @Test func configurationFromOptionsAndEnvironment() throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["serve", "--port", "0", "--app", "AP1=record-playback"]) as? ServeCommand)
+        let configuration = try command.edgeConfiguration(environment: [
+            "PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32), "PREFLIGHT_MAX_SESSIONS": "7",
+        ])
+        #expect(configuration.httpPort == 0)
+        #expect(configuration.applications == ["AP1": .recordPlayback])
+        #expect(configuration.maximumSessions == 7)
+        #expect(configuration.apiKeys == ["SK1": String(repeating: "s", count: 32)])
+    }
+
+    @Test(arguments: [
+        (["serve"], [:]),
+        (["serve", "--app", "AP1=jukebox"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": "x"]),
+        (["serve"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": "x", "PREFLIGHT_PORT": "eighty"]),
+    ] as [([String], [String: String])])
+    func refusesBadConfiguration(arguments: [String], environment: [String: String]) throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(arguments) as? ServeCommand)
+        #expect(throws: (any Error).self) { try command.edgeConfiguration(environment: environment) }
     }
 }

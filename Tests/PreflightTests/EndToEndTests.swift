@@ -4,6 +4,7 @@ import Preflight
 import PreflightCore
 import PreflightEdge
 import PreflightTesting
+import Synchronization
 import Testing
 
 /// Full test calls from the SDK to an in-process edge over loopback (ports bound to 0).
@@ -82,5 +83,40 @@ enum ReportChecks {
         #expect(report.iceCandidates.contains { !$0.isRemote } && report.iceCandidates.contains { $0.isRemote })
         #expect(report.uplink != nil && report.downlink != nil)
         #expect(report.error == nil)
+    }
+}
+
+/// The delegate adapts the event stream: every callback arrives, in order.
+@Suite struct DelegateTests {
+    final class Recorder: PreflightTestDelegate {
+        let calls = Mutex<[String]>([])
+        let done = AsyncStream<Void>.makeStream()
+
+        func preflightTestDidConnect(_ test: PreflightTest) { calls.withLock { $0.append("connected") } }
+        func preflightTest(_ test: PreflightTest, didReceive sample: StatsSample) { calls.withLock { $0.append("sample") } }
+        func preflightTest(_ test: PreflightTest, didCompleteWith report: PreflightReport) {
+            calls.withLock { $0.append("completed") }
+            done.continuation.finish()
+        }
+        func preflightTest(_ test: PreflightTest, didFailWithError error: PreflightError) {
+            calls.withLock { $0.append("failed \(error.code)") }
+            done.continuation.finish()
+        }
+    }
+
+    @Test func delegateReceivesConnectSamplesAndCompletion() async throws {
+        try await EmbeddedEdge.withRunning { edge in
+            let recorder = Recorder()
+            let test = PreflightTest.run(
+                options: PreflightOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(2)),
+                delegate: recorder)
+            for await _ in recorder.done.stream {}
+            let calls = recorder.calls.withLock { $0 }
+            #expect(calls.first == "connected")
+            #expect(calls.last == "completed")
+            #expect(calls.filter { $0 == "sample" }.count == test.report.statsSamples.count)
+            // A subscriber that arrives after the end still gets the result.
+            #expect(try await test.result() == test.report)
+        }
     }
 }
