@@ -68,8 +68,7 @@ extension TestRun {
             origin = clock.now
             originWall = Double(run.startTime)
             var random = SystemRandomNumberGenerator()
-            localUfrag = Self.iceChars(&random, count: 8)
-            localPassword = Self.iceChars(&random, count: 24)
+            (localUfrag, localPassword) = ICEParameters.randomCredentials()
             ssrc = random.next()
             firstSequence = random.next()
         }
@@ -542,9 +541,5 @@ extension TestRun {
                 relatedPort: Int(candidate.relatedPort ?? 0), port: Int(candidate.port))
         }
 
-        static func iceChars(_ random: inout SystemRandomNumberGenerator, count: Int) -> String {
-            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-            return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] })
-        }
     }
 }

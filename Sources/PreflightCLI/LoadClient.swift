@@ -36,8 +36,7 @@ final class LoadClient: Sendable {
         let signaling = SignalingConnection(url: url, logger: logger)
         let runTask = Task { await signaling.run() }
         var random = SystemRandomNumberGenerator()
-        let ufrag = "load\(index)"
-        let password = "loadpassword0123456789abcdef"
+        let (ufrag, password) = ICEParameters.randomCredentials()
         var answer: SignalingMessage.Answer?
         for await event in signaling.events {
             switch event {

@@ -23,31 +23,37 @@ struct LoadRun {
         var generatorCPUSeconds: Double
         var latencies: [Double]
 
-        func percentile(_ p: Double) -> Double {
-            guard !latencies.isEmpty else { return .nan }
-            let sorted = latencies.sorted()
-            return sorted[min(sorted.count - 1, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1 < 0 ? 0 : Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1)]
-        }
-
         var description: String {
+            let latency = DistributionSummary(latencies)
             let edgeCPU = edgeCPUSeconds.map { String(format: "%.0f %% of one core", $0 / seconds * 100) } ?? "n/a"
             return """
                 sessions        \(connected) of \(sessions) connected
                 packets/s       \(String(format: "%.0f", Double(packetsSent) / seconds)) sent to the edge, \(String(format: "%.0f", Double(echoesReceived) / seconds)) echoed back (\(String(format: "%.2f", packetsSent > 0 ? 100 * (1 - Double(echoesReceived) / Double(packetsSent)) : 0)) % not returned)
                 edge CPU        \(edgeCPU)
                 generator CPU   \(String(format: "%.0f %% of one core", generatorCPUSeconds / seconds * 100))
-                echo latency    p50 \(String(format: "%.3f", percentile(50))) ms, p99 \(String(format: "%.3f", percentile(99))) ms, max \(String(format: "%.3f", latencies.max() ?? .nan)) ms (\(latencies.count) echoes)
+                echo latency    p50 \(String(format: "%.3f", latency.p50)) ms, p99 \(String(format: "%.3f", latency.p99)) ms, max \(String(format: "%.3f", latency.max)) ms (\(latency.count) echoes)
                 """
         }
     }
 
+    /// This process's user + system CPU seconds.
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Result {
-        let secret = EmbeddedEdge.randomSecret()
-        let edge = try ChildEdge.start(secret: secret, maximumSessions: sessions + 10)
+        let edge = try EdgeProcess.start(
+            executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
+            arguments: ["--max-sessions", "\(sessions + 10)", "--log-level", "warning"])
         defer { edge.stop() }
-        let issuer = try await AccessTokenIssuer(
-            apiKeySID: EmbeddedEdge.apiKeySID, apiKeySecret: secret, accountSID: EmbeddedEdge.accountSID)
-        let token = try await issuer.mint(identity: "load", outgoingApplicationSID: EmbeddedEdge.applicationSID(.echo))
+        let token = try await edge.token(application: .echo, identity: "load")
         progress("load: edge pid \(edge.pid) at \(edge.signalingURL); connecting \(sessions) sessions")
 
         let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -64,21 +70,24 @@ struct LoadRun {
             return clients
         }
         progress("load: \(clients.count) sessions connected; sending for \(duration)")
-        let cpuBefore = (edge: edge.cpuSeconds(), generator: ChildEdge.ownCPUSeconds())
+        let cpuBefore = (edge: edge.cpuSeconds(), generator: Self.ownCPUSeconds())
         let clock = ContinuousClock()
         let start = clock.now
         for client in clients { client.startCounting() }
-        // One pacing task sends every session's frame each 20 ms.
-        var frame = 0
+        // One pacing task sends every session's frame each 20 ms, the sessions spread over ten
+        // 2 ms slots as independent clients' packets would be (not all in one burst).
+        var slot = 0
+        let slots = 10
         while clock.now - start < duration {
-            try await Task.sleep(until: start + .milliseconds(20) * frame, clock: clock)
-            for client in clients { client.sendFrame(frame) }
-            frame += 1
+            try await Task.sleep(until: start + .milliseconds(2) * slot, clock: clock)
+            let frame = slot / slots
+            for index in stride(from: slot % slots, to: clients.count, by: slots) { clients[index].sendFrame(frame) }
+            slot += 1
         }
         try await Task.sleep(for: .milliseconds(200))  // the last echoes in flight
         let elapsed = (clock.now - start).inSeconds
         let edgeCPU = edge.cpuSeconds().flatMap { after in cpuBefore.edge.map { after - $0 } }
-        let generatorCPU = ChildEdge.ownCPUSeconds() - cpuBefore.generator
+        let generatorCPU = Self.ownCPUSeconds() - cpuBefore.generator
         var latencies: [Double] = []
         var sent = 0
         var echoed = 0

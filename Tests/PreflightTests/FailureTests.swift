@@ -97,11 +97,12 @@ import Testing
     }
 
     @Test func killingTheEdgeMidTestFailsWithinThreeSeconds() async throws {
-        let edge = try EdgeProcess.start()
+        // The preflight executable that `swift test` builds beside the test bundle.
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("preflight")
+        let edge = try EdgeProcess.start(executable: executable, arguments: ["--log-level", "error"])
         defer { edge.kill() }
-        let issuer = try await AccessTokenIssuer(
-            apiKeySID: EmbeddedEdge.apiKeySID, apiKeySecret: edge.secret, accountSID: EmbeddedEdge.accountSID)
-        let token = try await issuer.mint(identity: "victim", outgoingApplicationSID: EmbeddedEdge.applicationSID(.echo))
+        let token = try await edge.token(identity: "victim")
         let test = PreflightTest.run(options: PreflightOptions(accessToken: token, edgeURL: edge.signalingURL, duration: .seconds(30)))
         var samples = 0
         for await event in test.events() {
@@ -118,46 +119,3 @@ import Testing
     }
 }
 
-/// `preflight serve` as a child process, for tests that must kill a real edge.
-struct EdgeProcess {
-    let process: Process
-    let secret: String
-    let signalingURL: String
-
-    /// Starts the `preflight` executable built beside this test bundle.
-    static func start() throws -> EdgeProcess {
-        let directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        let executable = directory.appendingPathComponent("preflight")
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw PreflightError(
-                code: .invalidArgument,
-                message: "the preflight executable is not built at \(executable.path): run `swift build` before `swift test`")
-        }
-        let secret = EmbeddedEdge.randomSecret()
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["serve", "--port", "0", "--log-level", "error"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["PREFLIGHT_API_KEY"] = EmbeddedEdge.apiKeySID
-        environment["PREFLIGHT_API_SECRET"] = secret
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var text = ""
-        while !text.contains("\nmedia ") {
-            let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { throw PreflightError(code: .invalidArgument, message: "preflight serve exited early") }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("signaling ") })
-        return EdgeProcess(process: process, secret: secret, signalingURL: String(line.dropFirst("signaling ".count)))
-    }
-
-    /// SIGKILL: no goodbye, no closing handshake, as a crash.
-    func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-}

@@ -29,6 +29,12 @@ public enum MediaExtension {
             ?? RTPHeaderExtension(profile: RTPHeaderExtension.oneByteProfile, data: [])
     }
 
+    /// The extension the edge puts on a packet it originates (record-playback): its send time.
+    public static func edgeExtension(sendMicroseconds: UInt64) -> RTPHeaderExtension {
+        (try? RTPHeaderExtension.oneByte([.init(id: edgeSendTimeID, data: bytes(sendMicroseconds))]))
+            ?? RTPHeaderExtension(profile: RTPHeaderExtension.oneByteProfile, data: [])
+    }
+
     /// The extension the edge puts on an echo.
     public static func echoExtension(_ echo: EchoReport) -> RTPHeaderExtension {
         let info = Array(bytes(UInt64(echo.originalSequence)).suffix(2)) + bytes(UInt64(echo.holdMicroseconds)).suffix(4)

@@ -10,6 +10,8 @@ extension MediaService {
     {
         let channel = try await DatagramBootstrap(group: group)
             .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: configuration.receiveBufferSize))
+            .channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: configuration.receiveBufferSize))
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

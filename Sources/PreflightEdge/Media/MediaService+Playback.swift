@@ -37,12 +37,9 @@ extension MediaService {
             guard let channel = state.channel, var session = state.sessions[localUfrag], let peer = session.peer,
                 session.spendBudget()
             else { return nil }
-            let extensionHeader = try? RTPHeaderExtension.oneByte([
-                .init(id: MediaExtension.edgeSendTimeID, data: Self.bigEndian(Self.microseconds(now)))
-            ])
             let packet = RTPPacket(
                 marker: marker, payloadType: payloadType, sequenceNumber: session.nextSequence(),
-                timestamp: Self.rtpTimestamp(now), ssrc: session.ssrc, headerExtension: extensionHeader,
+                timestamp: Self.rtpTimestamp(now), ssrc: session.ssrc, headerExtension: MediaExtension.edgeExtension(sendMicroseconds: Self.microseconds(now)),
                 payload: payload[...])
             guard let bytes = try? packet.encoded() else { return nil }
             session.packetsSent += 1
@@ -54,10 +51,6 @@ extension MediaService {
         guard let (channel, envelope) = envelope else { return false }
         channel.writeAndFlush(envelope, promise: nil)
         return true
-    }
-
-    static func bigEndian(_ value: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
     }
 
     /// Sets the channel that playback writes to (done by ``bind(host:port:group:)``).

@@ -53,16 +53,21 @@ public final class MediaService: Sendable {
         public var maximumTrackedSources: Int
         /// Frames a record-playback session records: 250 by default (5 s of 20 ms frames).
         public var maximumRecordingFrames: Int
+        /// The UDP socket's receive buffer, bytes: 4 MiB by default, so that the packets of
+        /// hundreds of sessions arriving together are not dropped by the kernel before the event
+        /// loop reads them (the kernel clamps it to `net.core.rmem_max`).
+        public var receiveBufferSize: Int
 
         /// Creates a configuration; see each property for its default.
         public init(
             packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536,
-            maximumRecordingFrames: Int = 250
+            maximumRecordingFrames: Int = 250, receiveBufferSize: Int = 4 << 20
         ) {
             self.packetsPerSecondPerSource = packetsPerSecondPerSource
             self.burstPerSource = burstPerSource
             self.maximumTrackedSources = maximumTrackedSources
             self.maximumRecordingFrames = maximumRecordingFrames
+            self.receiveBufferSize = receiveBufferSize
         }
     }
 
@@ -210,8 +215,8 @@ public final class MediaService: Sendable {
                 session.datagramsReceived += 1
                 let reply = datagram.withUnsafeReadableBytes { bytes in
                     kind == .rtp
-                        ? media(bytes, session: &session, counters: &state.counters, at: now)
-                        : control(bytes, session: &session, counters: &state.counters, at: now)
+                        ? media(bytes, session: &session, counters: &state.counters, at: now, injected: time)
+                        : control(bytes, session: &session, counters: &state.counters, at: now, injected: time)
                 }
                 state.sessions[ufrag] = session
                 return reply.map { .reply($0) } ?? .drop
@@ -235,7 +240,8 @@ public final class MediaService: Sendable {
 
     /// An RTP packet of a verified session: record the uplink, then echo or record it.
     private func media(
-        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double
+        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double,
+        injected: Double?
     ) -> [UInt8]? {
         guard let header = try? RTPHeader(parsing: bytes) else {
             counters.droppedMalformed += 1
@@ -264,7 +270,7 @@ public final class MediaService: Sendable {
             return nil
         case .echo:
             guard session.spendBudget() else { return nil }
-            let sent = self.now
+            let sent = injected ?? self.now  // an injected time (tests) sends at that time: hold 0
             let echo = EchoReport(
                 originalSequence: header.sequenceNumber,
                 holdMicroseconds: UInt32(clamping: Int64(max(0, (sent - now) * 1e6))),
@@ -287,7 +293,8 @@ public final class MediaService: Sendable {
 
     /// An RTCP compound packet of a verified session: answer a sender report with a report block.
     private func control(
-        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double
+        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double,
+        injected: Double?
     ) -> [UInt8]? {
         guard let compound = try? RTCPCompoundPacket(decoding: Array(bytes)) else {
             counters.droppedMalformed += 1
@@ -300,7 +307,7 @@ public final class MediaService: Sendable {
         guard let report, session.spendBudget() else { return nil }
         var interval = session.uplink.closeInterval()
         if session.uplink.expected == 0 { interval.fractionLost = 0 }
-        let sent = self.now
+        let sent = injected ?? self.now  // an injected time (tests) sends at that time: hold 0
         let block = RTCPReportBlock(
             ssrc: report.ssrc, fractionLost: interval.fractionLost,
             cumulativeLost: Int32(clamping: session.uplink.lost),

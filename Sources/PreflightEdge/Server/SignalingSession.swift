@@ -182,8 +182,7 @@ struct SignalingSession {
         }
         var random = SystemRandomNumberGenerator()
         let callSid = "CA" + Self.hex(&random, bytes: 16)
-        let ufrag = Self.iceChars(&random, count: 8)
-        let password = Self.iceChars(&random, count: 24)
+        let (ufrag, password) = ICEParameters.randomCredentials()
         edge.media.addSession(
             ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: invite.ice.ufrag),
             application: application)
@@ -233,10 +232,6 @@ struct SignalingSession {
         }.joined()
     }
 
-    static func iceChars(_ random: inout SystemRandomNumberGenerator, count: Int) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-        return String((0..<count).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] })
-    }
 }
 
 extension SignalingSession.Phase {

@@ -1,0 +1,93 @@
+import Foundation
+import PreflightCore
+import PreflightEdge
+
+/// `preflight serve` as a child process on ephemeral loopback ports: for tests that must kill a
+/// real edge, and for the load benchmark, which measures the edge's CPU apart from its own.
+public struct EdgeProcess: Sendable {
+    /// The running process.
+    public let process: Process
+    /// The API key secret the edge trusts (with ``EmbeddedEdge/apiKeySID``).
+    public let secret: String
+    /// The edge's signaling URL, as it printed it.
+    public let signalingURL: String
+
+    /// The process id.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Starts `executable serve --port 0 …` with a fresh secret and waits for its
+    /// "signaling <url>" and "media <address>" lines.
+    /// - Parameters:
+    ///   - executable: the `preflight` executable.
+    ///   - arguments: more `serve` arguments (limits, log level).
+    /// - Throws: ``PreflightError`` `.invalidArgument` when it cannot start or exits before listening.
+    public static func start(executable: URL, arguments: [String] = []) throws(PreflightError) -> EdgeProcess {
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "edge process: no preflight executable at \(executable.path) (build it with `swift build`)")
+        }
+        let secret = EmbeddedEdge.randomSecret()
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["PREFLIGHT_API_KEY"] = EmbeddedEdge.apiKeySID
+        environment["PREFLIGHT_API_SECRET"] = secret
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        do {
+            try process.run()
+        } catch {
+            throw PreflightError(code: .invalidArgument, message: "edge process: cannot start \(executable.path)", underlying: error)
+        }
+        var text = ""
+        while !text.contains("\nmedia ") {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else {
+                process.waitUntilExit()
+                throw PreflightError(
+                    code: .invalidArgument, message: "edge process: exited with status \(process.terminationStatus) before listening")
+            }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("signaling ") }) else {
+            process.terminate()
+            throw PreflightError(code: .malformed, message: "edge process: printed no signaling URL")
+        }
+        return EdgeProcess(process: process, secret: secret, signalingURL: String(line.dropFirst("signaling ".count)))
+    }
+
+    /// Mints a token for `application` with the process's secret.
+    public func token(application: TestApplication = .echo, identity: String = "preflight-user") async throws(PreflightError) -> String {
+        let issuer = try await AccessTokenIssuer(
+            apiKeySID: EmbeddedEdge.apiKeySID, apiKeySecret: secret, accountSID: EmbeddedEdge.accountSID)
+        return try await issuer.mint(identity: identity, outgoingApplicationSID: EmbeddedEdge.applicationSID(application))
+    }
+
+    /// SIGKILL: no goodbye, no closing handshake, as a crash. Waits for the exit.
+    public func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM and wait: a graceful stop.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// The process's user + system CPU seconds from /proc/<pid>/stat (Linux); `nil` elsewhere.
+    public func cpuSeconds() -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        // After "pid (comm)": fields 3… of proc(5); utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
