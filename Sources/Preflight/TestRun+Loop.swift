@@ -514,8 +514,8 @@ extension TestRun {
             if let devices = try? System.enumerateDevices() {
                 for device in devices {
                     guard let address = device.address, address.protocol == .inet, let ip = address.ipAddress else { continue }
-                    let isLoopback = ip.hasPrefix("127.")
-                    if isLoopback == loopbackEdge || (!loopbackEdge && !isLoopback), !addresses.contains(ip) {
+                    // A loopback edge is reached from loopback only; any other edge from the other interfaces.
+                    if ip.hasPrefix("127.") == loopbackEdge, !addresses.contains(ip) {
                         addresses.append(ip)
                     }
                 }

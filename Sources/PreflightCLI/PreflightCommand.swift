@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PreflightCore
 
 /// The `preflight` command: pre-call diagnostics for voice and video calling.
@@ -35,6 +36,10 @@ extension PreflightCommand {
             } else {
                 try command.run()
             }
+        } catch let failure as CommandFailure {
+            // `error <code>: <message>`, as docs/errors.md promises, without ArgumentParser's prefix.
+            FileHandle.standardError.write(Data("\(failure.description)\n".utf8))
+            exit(withError: ExitCode.failure)
         } catch {
             exit(withError: error)
         }
