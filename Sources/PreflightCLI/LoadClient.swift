@@ -31,7 +31,7 @@ final class LoadClient: Sendable {
     }
 
     /// Signs in, places an echo call, passes the ICE check and starts counting echoes.
-    static func connect(url: String, token: String, index: Int, logger: Logger) async throws -> LoadClient {
+    static func connect(url: String, token: String, logger: Logger) async throws -> LoadClient {
         let socket = try await MediaSocket.bind(host: "127.0.0.1")
         let signaling = SignalingConnection(url: url, logger: logger)
         let runTask = Task { await signaling.run() }

@@ -61,10 +61,10 @@ struct LoadRun {
             var clients: [LoadClient] = []
             var started = 0
             // Connect at most 50 at a time: a fair ramp, not a SYN flood of the loopback listener.
-            for index in 0..<sessions {
+            for _ in 0..<sessions {
                 if started - clients.count >= 50, let client = try await group.next() { client.map { clients.append($0) } }
                 started += 1
-                group.addTask { try? await LoadClient.connect(url: edge.signalingURL, token: token, index: index, logger: logger) }
+                group.addTask { try? await LoadClient.connect(url: edge.signalingURL, token: token, logger: logger) }
             }
             for try await client in group { client.map { clients.append($0) } }
             return clients

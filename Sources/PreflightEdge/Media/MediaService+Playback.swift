@@ -37,13 +37,10 @@ extension MediaService {
             guard let channel = state.channel, var session = state.sessions[localUfrag], let peer = session.peer,
                 session.spendBudget()
             else { return nil }
-            let packet = RTPPacket(
-                marker: marker, payloadType: payloadType, sequenceNumber: session.nextSequence(),
-                timestamp: Self.rtpTimestamp(now), ssrc: session.ssrc, headerExtension: MediaExtension.edgeExtension(sendMicroseconds: Self.microseconds(now)),
-                payload: payload[...])
-            guard let bytes = try? packet.encoded() else { return nil }
-            session.packetsSent += 1
-            session.octetsSent += payload.count
+            guard let bytes = session.originate(
+                payload, payloadType: payloadType, marker: marker, at: now,
+                headerExtension: MediaExtension.edgeExtension(sendMicroseconds: Self.microseconds(now)))
+            else { return nil }
             state.sessions[localUfrag] = session
             state.counters.packetsPlayedBack += 1
             return (channel, AddressedEnvelope(remoteAddress: peer, data: ByteBuffer(bytes: bytes)))

@@ -106,9 +106,20 @@ public final class MediaService: Sendable {
         var recordingPayloadType: UInt8 = MuLaw.payloadType
         var firstMediaTime: Double?
 
-        mutating func nextSequence() -> UInt16 {
-            defer { sequence &+= 1 }
-            return sequence
+        /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, its
+        /// 8 kHz clock at `seconds`) and counts it for the session's sender reports.
+        mutating func originate(
+            _ payload: [UInt8], payloadType: UInt8, marker: Bool, at seconds: Double, headerExtension: RTPHeaderExtension
+        ) -> [UInt8]? {
+            let packet = RTPPacket(
+                marker: marker, payloadType: payloadType, sequenceNumber: sequence,
+                timestamp: MediaService.rtpTimestamp(seconds), ssrc: ssrc, headerExtension: headerExtension,
+                payload: payload[...])
+            guard let encoded = try? packet.encoded() else { return nil }
+            sequence &+= 1
+            packetsSent += 1
+            octetsSent += payload.count
+            return encoded
         }
 
         /// Whether one more datagram may go to the peer without sending more than was received.
@@ -279,13 +290,10 @@ public final class MediaService: Sendable {
                 uplink: UplinkReport(
                     expected: UInt32(clamping: session.uplink.expected), received: UInt32(clamping: session.uplink.received),
                     jitterMicroseconds: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * 1000))))
-            let packet = RTPPacket(
-                marker: header.marker, payloadType: header.payloadType, sequenceNumber: session.nextSequence(),
-                timestamp: Self.rtpTimestamp(sent), ssrc: session.ssrc,
-                headerExtension: MediaExtension.echoExtension(echo), payload: payload[...])
-            guard let encoded = try? packet.encoded() else { return nil }
-            session.packetsSent += 1
-            session.octetsSent += payload.count
+            guard let encoded = session.originate(
+                payload, payloadType: header.payloadType, marker: header.marker, at: sent,
+                headerExtension: MediaExtension.echoExtension(echo))
+            else { return nil }
             counters.packetsEchoed += 1
             return encoded
         }
