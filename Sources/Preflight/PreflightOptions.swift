@@ -26,6 +26,10 @@ public struct PreflightOptions: Sendable {
     /// The report's `selectedEdge`: the edge the caller asked for; `"roaming"` by default.
     public var selectedEdge: String
 
+    /// The accuracy benchmark's self-check: measure wrongly on purpose (count reordered packets
+    /// as lost) so that the benchmark is seen to fail. Off by default; not for applications.
+    @_spi(Testing) public var countsReorderedAsLost = false
+
     /// Creates options; see each property for its default.
     public init(
         accessToken: String,

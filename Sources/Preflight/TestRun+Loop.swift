@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
-import PreflightCore
+@_spi(Testing) import PreflightCore
 import PreflightNIO
 import Synchronization
 
@@ -71,6 +71,7 @@ extension TestRun {
             (localUfrag, localPassword) = ICEParameters.randomCredentials()
             ssrc = random.next()
             firstSequence = random.next()
+            meter.countsReorderedAsLost = run.options.countsReorderedAsLost
         }
 
         // MARK: Clock

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
-import Preflight
+@_spi(Testing) import Preflight
 import PreflightCore
 import PreflightEdge
 import PreflightTesting
@@ -48,6 +48,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     /// Print the JSON report instead of the summary.
     @Flag(help: "Print the JSON report on standard output instead of the summary (progress goes to standard error).")
     public var json = false
+
+    /// A deliberately wrong measurement, for the accuracy benchmark's self-check only.
+    @Option(name: .customLong("measurement-fault"), help: .hidden)
+    public var measurementFault: MeasurementFault?
 
     /// Creates the command (ArgumentParser requirement).
     public init() {}
@@ -102,9 +106,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     private func test(
         edgeURL: String, token: String, live: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
     ) async -> Outcome {
-        let options = PreflightOptions(
+        var options = PreflightOptions(
             accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: [codec], duration: .seconds(duration),
             signalingTimeout: .seconds(signalingTimeout))
+        if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
         let test = PreflightTest.run(options: options)
         var warnings: Set<QualityWarning> = []
         var seconds = 0

@@ -27,6 +27,9 @@ public struct CallMeter: Sendable {
     public private(set) var uplink: UplinkReport?
     /// Every RTT measured, ms.
     public private(set) var roundTrips = RunningSummary()
+    /// A deliberately wrong meter for the accuracy benchmark's self-check: a reordered downlink
+    /// packet is not counted, so it shows as lost. Never set outside that check.
+    @_spi(Testing) public var countsReorderedAsLost = false
 
     private var downlinkSSRC: UInt32?
     private var uplinkPrior = (expected: 0, received: 0)
@@ -72,6 +75,10 @@ public struct CallMeter: Sendable {
         if downlinkSSRC != ssrc {
             downlinkSSRC = ssrc
             downlink = ReceiveStatistics(minSequential: 1)
+        }
+        if countsReorderedAsLost, downlink.isValid {
+            let behind = UInt16(truncatingIfNeeded: downlink.highestExtendedSequence) &- sequenceNumber
+            if behind > 0, behind <= ReceiveStatistics.maxMisorder { return .reordered }
         }
         return downlink.record(sequenceNumber: sequenceNumber, rtpTimestamp: senderTime, arrival: arrival, clockRate: clockRate)
     }

@@ -1,4 +1,4 @@
-/// IP packet delay variation (RFC 5481 IPDV) between consecutive in-order packets, in ms.
+/// IP packet delay variation (RFC 5481 IPDV) between consecutively arriving packets, in ms.
 ///
 /// Each value is (arrival difference) − (send-timestamp difference) of two consecutive packets,
 /// as given by ``ReceiveStatistics/lastDelayVariationMilliseconds``. Values are positive when

@@ -5,7 +5,7 @@ extension ReceiveStatistics {
         case accepted
         /// Already received: not counted again, not loss.
         case duplicate
-        /// Late but new: counted as received, does not update the jitter.
+        /// Late but new: counted as received (not loss); it updates the jitter (A.8 works in arrival order).
         case reordered
         /// The source is still in probation: not counted.
         case probation

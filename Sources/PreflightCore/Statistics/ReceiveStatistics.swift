@@ -12,8 +12,9 @@
 ///   ``duplicates`` and ``reordered`` are counted separately and are not loss.
 /// - A late packet older than the first counted packet lowers the base, so it is expected too.
 /// - ``lost`` = ``expected`` − ``received``, clamped at 0 (RFC 3550 §6.4.1).
-/// - Jitter is RFC 3550 §6.4.1 / A.8, J += (|D| − J)/16, in RTP timestamp units, updated only by
-///   in-order, non-duplicate packets (late and duplicate packets would add a spurious D).
+/// - Jitter is RFC 3550 §6.4.1 / A.8, J += (|D| − J)/16, in RTP timestamp units, with D taken
+///   against the previous packet in order of arrival ("not necessarily in sequence"): late packets
+///   update it, duplicates do not.
 ///
 /// ``record(sequenceNumber:rtpTimestamp:arrival:clockRate:)`` does not allocate.
 public struct ReceiveStatistics: Sendable, Hashable {
@@ -70,9 +71,9 @@ public struct ReceiveStatistics: Sendable, Hashable {
     @usableFromInline var lastArrival: Double = 0
     @usableFromInline var lastClockRate: Int = 0
 
-    /// IPDV (RFC 5481) of the last packet recorded against the previous in-order packet, in ms:
+    /// IPDV (RFC 5481) of the last packet recorded against the packet that arrived before it, in ms:
     /// arrival difference minus RTP-timestamp difference. `nil` unless the last call returned
-    /// `.accepted` with a previous in-order packet to compare with. Feed it to ``DelayVariation``.
+    /// `.accepted` or `.reordered` with a previous packet to compare with. Feed it to ``DelayVariation``.
     public var lastDelayVariationMilliseconds: Double? { lastDelayVariation }
     @usableFromInline var lastDelayVariation: Double?
 
