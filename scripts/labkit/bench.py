@@ -152,8 +152,19 @@ def preflight_metrics(report: dict) -> dict:
             "warnings": sorted({w["name"] for w in report.get("warnings", [])})}
 
 
-def truth_metrics(flow: T.FlowTruth) -> dict:
-    return {"rtt": flow.rtt_ms, "jitter_up": flow.up.mean_jitter_ms, "jitter_down": flow.down.mean_jitter_ms,
+def truth_metrics(flow: T.FlowTruth, report: dict | None = None) -> dict:
+    """The ground truth's figures. Jitter is the same estimator as the tool's: with a Preflight
+    report, the mean of the true RFC 3550 J read at its samples' instants (the uplink's J as the
+    edge stood one downlink delay earlier); for irtt, the mean over every packet."""
+    jitter_up, jitter_down = flow.up.mean_jitter_ms, flow.down.mean_jitter_ms
+    if report is not None:
+        times = [int(float(s["timestamp"]) * 1e6) for s in report.get("statsSamples", [])]
+        back = int(flow.down.mean_delay_ms * 1e6) if not math.isnan(flow.down.mean_delay_ms) else 0
+        up = flow.up.jitter_at([t - back for t in times])
+        down = flow.down.jitter_at(times)
+        jitter_up = sum(up) / len(up) if up else math.nan
+        jitter_down = sum(down) / len(down) if down else math.nan
+    return {"rtt": flow.rtt_ms, "jitter_up": jitter_up, "jitter_down": jitter_down,
             "loss_up": flow.up.loss_percent, "loss_down": flow.down.loss_percent,
             "n_up": flow.up.sent, "n_down": flow.down.sent, "reordered_down": flow.down.reordered,
             "reordered_up": flow.up.reordered}
@@ -312,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
                 shaper = lab.shaper_stats() if sc.rate_kbit else {}
                 log = lab.clear_impairments()
                 consistency = delayer_consistency(log, [flow_p, flow_i]) if log else "no log"
-                tp, ti = truth_metrics(flow_p), truth_metrics(flow_i)
+                tp, ti = truth_metrics(flow_p, report), truth_metrics(flow_i)
                 p, i = preflight_metrics(report), irtt_metrics(irtt)
                 checks += evaluate(sc, tp, p, ti, i, flow_p)
                 verdict_rows.append((sc.name, verdicts(report)))

@@ -24,6 +24,7 @@ class DirectionTruth:
     send_times_ns: list[int]  # of every sent packet, in send order
     received_flags: list[bool]  # per sent packet
     sent_keys: list[str] = dataclasses.field(default_factory=list)  # payload hashes, in send order
+    arrival_times_ns: list[int] = dataclasses.field(default_factory=list)  # of each received packet, in arrival order
 
     @property
     def lost(self) -> int:
@@ -40,6 +41,17 @@ class DirectionTruth:
     @property
     def mean_jitter_ms(self) -> float:
         return sum(self.jitter_ms) / len(self.jitter_ms) if self.jitter_ms else math.nan
+
+    def jitter_at(self, times_ns: list[int]) -> list[float]:
+        """The running jitter as it stood at each instant: what a meter that reads J at those
+        instants (the SDK's one-second samples) must report."""
+        import bisect
+        out = []
+        for t in times_ns:
+            i = bisect.bisect_right(self.arrival_times_ns, t)
+            if i > 0:
+                out.append(self.jitter_ms[i - 1])
+        return out
 
 
 def rfc3550_jitter(transits_ms: Iterable[float]) -> list[float]:
@@ -67,6 +79,7 @@ def direction_truth(tx: list[UDPDatagram], rx: list[UDPDatagram]) -> DirectionTr
     reordered = 0
     highest = -1
     transits: list[float] = []
+    arrivals: list[int] = []
     for d in sorted(rx, key=lambda d: d.time_ns):
         t = sent_at.get(d.key)
         if t is None:
@@ -79,11 +92,12 @@ def direction_truth(tx: list[UDPDatagram], rx: list[UDPDatagram]) -> DirectionTr
             reordered += 1
         highest = max(highest, order[d.key])
         transits.append((d.time_ns - t) / 1e6)
+        arrivals.append(d.time_ns)
     flags = [d.key in seen for d in tx]
     return DirectionTruth(sent=len(sent_at), received=len(seen), duplicates=duplicates, reordered=reordered,
                           delays_ms=transits, jitter_ms=rfc3550_jitter(transits),
                           send_times_ns=[d.time_ns for d in tx], received_flags=flags,
-                          sent_keys=[d.key for d in tx])
+                          sent_keys=[d.key for d in tx], arrival_times_ns=arrivals)
 
 
 def select(datagrams: list[UDPDatagram], src: str, dst: str, accept: Callable[[UDPDatagram], bool]) -> list[UDPDatagram]:

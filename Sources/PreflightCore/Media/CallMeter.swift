@@ -32,7 +32,8 @@ public struct CallMeter: Sendable {
     @_spi(Testing) public var countsReorderedAsLost = false
 
     private var downlinkSSRC: UInt32?
-    private var uplinkPrior = (expected: 0, received: 0)
+    private var uplinkInterval = IntervalLoss()
+    private var downlinkInterval = IntervalLoss()
     private var intervalRTT = RunningSummary()
     private var lastRTT: Double?
     private var inputLevel = 0
@@ -75,6 +76,7 @@ public struct CallMeter: Sendable {
         if downlinkSSRC != ssrc {
             downlinkSSRC = ssrc
             downlink = ReceiveStatistics(minSequential: 1)
+            downlinkInterval = IntervalLoss()
         }
         if countsReorderedAsLost, downlink.isValid {
             let behind = UInt16(truncatingIfNeeded: downlink.highestExtendedSequence) &- sequenceNumber
@@ -109,22 +111,19 @@ public struct CallMeter: Sendable {
         intervalRTT = RunningSummary()
         let rtt = lastRTT ?? 0
 
-        let downInterval = downlink.closeInterval()
+        let downInterval = downlinkInterval.close(expected: downlink.expected, lost: downlink.lost)
         let down = DirectionStats(
             jitter: downlink.jitterMilliseconds, packetsLost: downlink.lost,
-            packetsLostFraction: downInterval.fractionLostPercent, packetsExpected: downlink.expected)
+            packetsLostFraction: downInterval.percent, packetsExpected: downlink.expected)
 
         var up: DirectionStats?
         if let uplink {
             let expected = Int(uplink.expected)
-            let received = Int(uplink.received)
-            let intervalExpected = expected - uplinkPrior.expected
-            let intervalLost = Swift.max(0, intervalExpected - (received - uplinkPrior.received))
-            uplinkPrior = (expected, received)
+            let lost = Swift.max(0, expected - Int(uplink.received))
+            let interval = uplinkInterval.close(expected: expected, lost: lost)
             up = DirectionStats(
-                jitter: Double(uplink.jitterMicroseconds) / 1000, packetsLost: Swift.max(0, expected - received),
-                packetsLostFraction: intervalExpected > 0 ? Double(intervalLost) / Double(intervalExpected) * 100 : 0,
-                packetsExpected: expected)
+                jitter: Double(uplink.jitterMicroseconds) / 1000, packetsLost: lost,
+                packetsLostFraction: interval.percent, packetsExpected: expected)
         }
 
         let upFraction = (up?.packetsLostFraction ?? 0) / 100
