@@ -90,6 +90,8 @@ let package = Package(
                 "PreflightCore",
                 "PreflightEdge",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: sharedSwiftSettings
         ),

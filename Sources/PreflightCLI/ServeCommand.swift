@@ -14,7 +14,7 @@ public struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the edge server: WebSocket signaling, access tokens, UDP media with the test applications.",
         discussion: """
             Every option can also come from the environment: PREFLIGHT_HOST, PREFLIGHT_PORT, \
-            PREFLIGHT_MEDIA_PORT, PREFLIGHT_ADVERTISE, PREFLIGHT_EDGE_NAME, PREFLIGHT_API_KEY, \
+            PREFLIGHT_MEDIA_PORT, PREFLIGHT_ADVERTISE, PREFLIGHT_ADVERTISE_PORT, PREFLIGHT_EDGE_NAME, PREFLIGHT_API_KEY, \
             PREFLIGHT_API_SECRET, PREFLIGHT_APPS ("AP…=echo,AP…=record-playback"), \
             PREFLIGHT_MAX_SESSIONS, PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE. Without --app the \
             embedded edge's application sids are served. Once listening, the edge prints \
@@ -34,6 +34,10 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The advertised candidate address.
     @Option(help: "Address advertised in the edge's ICE candidate (default: the bind address).")
     public var advertise: String?
+
+    /// The advertised candidate port.
+    @Option(name: .customLong("advertise-port"), help: "Media port advertised in the edge's ICE candidate (default: the bound media port).")
+    public var advertisePort: Int?
     /// The edge's name.
     @Option(name: .customLong("edge-name"), help: "The edge location's name, the report's `edge` (default local).")
     public var edgeName: String?
@@ -97,6 +101,11 @@ public struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port), (0...65535).contains(mediaPort) else {
             throw ValidationError("ports must be 0 to 65535, got \(port) and \(mediaPort)")
         }
+        let advertisedPort = try (advertisePort != nil || environment["PREFLIGHT_ADVERTISE_PORT"] != nil)
+            ? number(advertisePort, "PREFLIGHT_ADVERTISE_PORT", default: 0) : nil
+        if let advertisedPort, !(1...65535).contains(advertisedPort) {
+            throw ValidationError("--advertise-port must be 1 to 65535, got \(advertisedPort)")
+        }
         let sessions = try number(maxSessions, "PREFLIGHT_MAX_SESSIONS", default: 1000)
         let duration = try number(maxDuration, "PREFLIGHT_MAX_DURATION", default: 120)
         guard sessions > 0, duration > 0 else { throw ValidationError("--max-sessions and --max-duration must be positive") }
@@ -108,7 +117,7 @@ public struct ServeCommand: AsyncParsableCommand {
         }
         return EdgeConfiguration(
             host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,
-            advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"],
+            advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"], advertisedMediaPort: advertisedPort,
             edgeName: edgeName ?? environment["PREFLIGHT_EDGE_NAME"] ?? "local", apiKeys: [key: secret],
             applications: applications, maximumSessions: sessions, maximumTestDuration: .seconds(duration), media: media)
     }

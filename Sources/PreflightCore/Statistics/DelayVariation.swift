@@ -19,7 +19,7 @@ public struct DelayVariation: Sendable, Hashable {
     public private(set) var running = RunningSummary()
     /// The values kept for percentiles, in ms (not in arrival order once the reservoir is full).
     public private(set) var samples: [Double]
-    private var randomState: UInt64
+    private var random: SplitMix64
 
     /// Creates an empty collector.
     /// - Parameters:
@@ -29,7 +29,7 @@ public struct DelayVariation: Sendable, Hashable {
         self.capacity = Swift.max(1, capacity)
         self.samples = []
         self.samples.reserveCapacity(self.capacity)
-        self.randomState = seed
+        self.random = SplitMix64(seed: seed)
     }
 
     /// Number of finite values recorded.
@@ -44,7 +44,7 @@ public struct DelayVariation: Sendable, Hashable {
             return
         }
         // Algorithm R: the n-th value replaces a random slot with probability capacity/n.
-        let slot = Int(truncatingIfNeeded: nextRandom() % UInt64(running.count))
+        let slot = Int(truncatingIfNeeded: random.next() % UInt64(running.count))
         if slot < capacity {
             samples[slot] = milliseconds
         }
@@ -60,14 +60,5 @@ public struct DelayVariation: Sendable, Hashable {
         result.mean = running.mean
         result.standardDeviation = running.standardDeviation
         return result
-    }
-
-    /// SplitMix64: tiny, fast, deterministic.
-    private mutating func nextRandom() -> UInt64 {
-        randomState &+= 0x9E37_79B9_7F4A_7C15
-        var z = randomState
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -12,6 +12,9 @@ public struct EdgeConfiguration: Sendable {
     /// The address the edge's host candidate advertises; the bind ``host`` by default (set it when
     /// binding a wildcard address).
     public var advertisedAddress: String?
+    /// The port the edge's host candidate advertises; the bound media port by default (set it when
+    /// a NAT, a load balancer or a test relay forwards another port to the edge).
+    public var advertisedMediaPort: Int?
     /// The edge location's name (the report's `edge`); `"local"` by default.
     public var edgeName: String
     /// API key sid → secret (at least 32 bytes) that access tokens are verified with.
@@ -42,6 +45,7 @@ public struct EdgeConfiguration: Sendable {
         httpPort: Int = 0,
         mediaPort: Int = 0,
         advertisedAddress: String? = nil,
+        advertisedMediaPort: Int? = nil,
         edgeName: String = "local",
         apiKeys: [String: String],
         applications: [String: TestApplication],
@@ -58,6 +62,7 @@ public struct EdgeConfiguration: Sendable {
         self.httpPort = httpPort
         self.mediaPort = mediaPort
         self.advertisedAddress = advertisedAddress
+        self.advertisedMediaPort = advertisedMediaPort
         self.edgeName = edgeName
         self.apiKeys = apiKeys
         self.applications = applications

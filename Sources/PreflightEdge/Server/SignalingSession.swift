@@ -191,7 +191,7 @@ struct SignalingSession {
         if address == "0.0.0.0" || address == "::" { address = "127.0.0.1" }
         let candidate = ICECandidate(
             foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
-            address: address, port: UInt16(clamping: mediaPort), type: .host)
+            address: address, port: UInt16(clamping: configuration.advertisedMediaPort ?? mediaPort), type: .host)
         await send(.answer(.init(
             callSid: callSid, ice: ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true),
             codec: codec.uppercased(), payloadType: MuLaw.payloadType, application: application.rawValue)))
