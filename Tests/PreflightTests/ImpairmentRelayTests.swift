@@ -66,7 +66,7 @@ import Testing
         #expect(atClient.count == copies)
         #expect(copies > down.count, "some datagrams were duplicated")
         #expect(zip(atClient, atClient.dropFirst()).contains { $0 > $1 }, "some datagrams were reordered")
-        #expect(down.allSatisfy { $0.releases.allSatisfy { release in release - $0.arrival >= .milliseconds(2) } })
+        #expect(down.allSatisfy { entry in entry.releases.allSatisfy { $0 - entry.arrival >= .milliseconds(2) } })
     }
 
     @Test func sameSeedSameDecisions() async throws {
