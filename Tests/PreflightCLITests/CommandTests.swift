@@ -112,12 +112,26 @@ import Testing
         #expect(configuration.applications == ["AP1": .recordPlayback])
         #expect(configuration.maximumSessions == 7)
         #expect(configuration.apiKeys == ["SK1": String(repeating: "s", count: 32)])
+        #expect(configuration.advertisedMediaPort == nil)
+    }
+
+    @Test func advertisedPortFromOptionOrEnvironment() throws {
+        let environment = ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32)]
+        let flag = try #require(try PreflightCommand.parseAsRoot(["serve", "--advertise-port", "40000"]) as? ServeCommand)
+        #expect(try flag.edgeConfiguration(environment: environment).advertisedMediaPort == 40000)
+        let plain = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)
+        var withPort = environment
+        withPort["PREFLIGHT_ADVERTISE_PORT"] = "40001"
+        #expect(try plain.edgeConfiguration(environment: withPort).advertisedMediaPort == 40001)
     }
 
     @Test(arguments: [
         (["serve"], [:]),
         (["serve", "--app", "AP1=jukebox"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": "x"]),
         (["serve"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": "x", "PREFLIGHT_PORT": "eighty"]),
+        // A valid key and secret, so that the advertised port is what is refused.
+        (["serve", "--advertise-port", "0"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32)]),
+        (["serve"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32), "PREFLIGHT_ADVERTISE_PORT": "70000"]),
     ] as [([String], [String: String])])
     func refusesBadConfiguration(arguments: [String], environment: [String: String]) throws {
         let command = try #require(try PreflightCommand.parseAsRoot(arguments) as? ServeCommand)
