@@ -17,12 +17,27 @@ public struct PreflightOptions: Sendable {
     public var signalingTimeout: Duration
     /// How long ICE connectivity checks may take before the test fails with 53405; 5 s by default.
     public var iceTimeout: Duration
-    /// How long media may stop arriving from the edge before the test fails with 53405; 2.5 s by default.
+    /// How long nothing may arrive from the edge on the selected pair before the connection
+    /// counts as disconnected (the ICE `disconnected` state: a reconnect attempt starts, and the
+    /// test fails with 53405 unless media flows again before the test ends); 2.5 s by default.
     public var mediaTimeout: Duration
     /// The longest a record-playback test waits for the edge to hang up; 40 s by default.
     public var maximumDuration: Duration
-    /// Extra STUN/TURN servers, beside those the edge hands out (used by the ICE issue's agent).
+    /// Extra STUN/TURN servers, gathered from beside those the edge hands out in `welcome`.
     public var iceServers: [ICEServer]
+    /// Which candidates ICE may use (WebRTC's `iceTransportPolicy`); `.all` by default.
+    public var iceTransportPolicy: ICETransportPolicy
+    /// How long gathering server-reflexive and relayed candidates may take before the invite goes
+    /// out with what was gathered; 3 s by default. A server silent that long is reported in
+    /// the report's `iceCandidateErrors` (701).
+    public var gatheringTimeout: Duration
+    /// How long the selected pair may go without an answer to a consent check (RFC 7675) before
+    /// the test fails; 30 s by default (RFC 7675 §5.1). Nothing from the edge for
+    /// ``mediaTimeout`` already marks the connection disconnected and starts a reconnect attempt.
+    public var consentTimeout: Duration
+    /// A PEM file of certificates to trust for TURN over TLS (`turns:`) besides the system's;
+    /// `nil` by default.
+    public var turnTrustedCertificatesFile: String?
     /// The report's `selectedEdge`: the edge the caller asked for; `"roaming"` by default.
     public var selectedEdge: String
 
@@ -41,6 +56,10 @@ public struct PreflightOptions: Sendable {
         mediaTimeout: Duration = .milliseconds(2500),
         maximumDuration: Duration = .seconds(40),
         iceServers: [ICEServer] = [],
+        iceTransportPolicy: ICETransportPolicy = .all,
+        gatheringTimeout: Duration = .seconds(3),
+        consentTimeout: Duration = .seconds(30),
+        turnTrustedCertificatesFile: String? = nil,
         selectedEdge: String = "roaming"
     ) {
         self.accessToken = accessToken
@@ -52,6 +71,10 @@ public struct PreflightOptions: Sendable {
         self.mediaTimeout = mediaTimeout
         self.maximumDuration = maximumDuration
         self.iceServers = iceServers
+        self.iceTransportPolicy = iceTransportPolicy
+        self.gatheringTimeout = gatheringTimeout
+        self.consentTimeout = consentTimeout
+        self.turnTrustedCertificatesFile = turnTrustedCertificatesFile
         self.selectedEdge = selectedEdge
     }
 }

@@ -60,6 +60,8 @@ public final class PreflightTest: Sendable {
                     switch event {
                     case .connected: delegate.preflightTestDidConnect(test)
                     case .sample(let sample): delegate.preflightTest(test, didReceive: sample)
+                    case .reconnecting(let error): delegate.preflightTest(test, isReconnectingWithError: error)
+                    case .reconnected: delegate.preflightTestDidReconnect(test)
                     case .qualityWarnings(let current, let previous):
                         delegate.preflightTest(test, didReceiveQualityWarnings: current, previousWarnings: previous)
                     case .completed(let report): delegate.preflightTest(test, didCompleteWith: report)

@@ -12,6 +12,11 @@ public protocol PreflightTestDelegate: AnyObject, Sendable {
     func preflightTest(_ test: PreflightTest, didFailWithError error: PreflightError)
     /// A stats sample, every second.
     func preflightTest(_ test: PreflightTest, didReceive sample: StatsSample)
+    /// The media path went quiet and the test is trying to reconnect (the vendor's
+    /// `call:isReconnectingWithError:`).
+    func preflightTest(_ test: PreflightTest, isReconnectingWithError error: PreflightError)
+    /// Media flows again after a reconnect.
+    func preflightTestDidReconnect(_ test: PreflightTest)
     /// The active quality warnings changed.
     func preflightTest(
         _ test: PreflightTest, didReceiveQualityWarnings currentWarnings: Set<QualityWarning>,
@@ -27,6 +32,10 @@ extension PreflightTestDelegate {
     public func preflightTest(_ test: PreflightTest, didFailWithError error: PreflightError) {}
     /// Does nothing.
     public func preflightTest(_ test: PreflightTest, didReceive sample: StatsSample) {}
+    /// Does nothing.
+    public func preflightTest(_ test: PreflightTest, isReconnectingWithError error: PreflightError) {}
+    /// Does nothing.
+    public func preflightTestDidReconnect(_ test: PreflightTest) {}
     /// Does nothing.
     public func preflightTest(
         _ test: PreflightTest, didReceiveQualityWarnings currentWarnings: Set<QualityWarning>,

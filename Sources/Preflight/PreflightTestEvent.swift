@@ -4,6 +4,11 @@ import PreflightCore
 public enum PreflightTestEvent: Sendable {
     /// The test connected to the edge (ICE connected, media starts).
     case connected
+    /// The selected candidate pair went quiet (nothing from the edge for the media timeout): the
+    /// agent is checking every pair again. The error says what was lost.
+    case reconnecting(PreflightError)
+    /// Media flows again, on the pair the reconnect attempt selected.
+    case reconnected
     /// A stats sample, once a second while connected.
     case sample(StatsSample)
     /// The set of active quality warnings changed: the current and the previous set.

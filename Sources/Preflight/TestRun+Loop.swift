@@ -5,11 +5,6 @@ import NIOCore
 import PreflightNIO
 import Synchronization
 
-/// Set when ICE connected: the check task switches from retransmissions to consent checks.
-final class CheckFlag: Sendable {
-    let connected = Atomic<Bool>(false)
-}
-
 enum TestRunApplication {
     static let recordPlayback = "record-playback"
 }
@@ -28,7 +23,7 @@ extension TestRun {
         let originWall: Double
 
         enum Phase {
-            case connecting, awaitingWelcome, awaitingAnswer, checking, media, ended
+            case connecting, awaitingWelcome, gathering, awaitingAnswer, checking, media, ended
         }
 
         var phase = Phase.connecting
@@ -37,10 +32,8 @@ extension TestRun {
         var edgeName = ""
         var application: String?
         var remoteICE: ICEParameters?
-        var remotes: [(candidate: ICECandidate, address: SocketAddress)] = []
-        var pendingChecks: [STUNTransactionID: Int] = [:]
-        var peer: SocketAddress?
-        var localCandidates: [ICECandidateStats] = []
+        var agent = ICEAgentState()
+        let route = RouteBox()
         var selectedPair: ICECandidatePairStats?
         let localUfrag: String
         let localPassword: String
@@ -51,14 +44,12 @@ extension TestRun {
         var samples: [StatsSample] = []
         var codec = ""
         var lastFromEdge: ContinuousClock.Instant?
-        var checksStarted: ContinuousClock.Instant?
         var iceConnected: ContinuousClock.Instant?
         var peerConnected = false
         var timing = NetworkTiming()
         var echoRTTs = 0
         var mediaStarted = false
         var lastSample: ContinuousClock.Instant?
-        let checksFlag = CheckFlag()
 
         init(run: TestRun, socket: MediaSocket, signaling: SignalingConnection, events: AsyncStream<Event>.Continuation) {
             self.run = run
@@ -123,12 +114,15 @@ extension TestRun {
         func partialReport() -> PreflightReport {
             var report = PreflightReport(
                 callSid: callSid ?? "", edge: edgeName, selectedEdge: run.options.selectedEdge,
-                iceCandidates: localCandidates + remotes.map { Self.stats(of: $0.candidate, isRemote: true) },
+                iceCandidates: agent.locals.map(\.stats) + agent.remotes.map(\.stats),
                 selectedIceCandidatePair: selectedPair, warnings: warnings.raisedRecords,
                 warningsCleared: warnings.clearedRecords, networkTiming: timing,
                 isTurnRequired: selectedPair.map(\.usesRelay))
             report.setSamples(samples)
             report.application = application
+            report.timeline = agent.timeline
+            report.iceCandidatePairs = agent.pairRecords
+            report.iceCandidateErrors = agent.errors
             return report
         }
 
@@ -156,46 +150,56 @@ extension TestRun {
                 callOpen = false
                 throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")
             case .datagram(let datagram):
-                try handle(datagram)
-                if phase == .media, !mediaStarted {
-                    mediaStarted = true
-                    checksFlag.connected.store(true, ordering: .relaxed)
-                    startMedia(in: &group)
-                    every(.seconds(1), .sampleTick, in: &group)
-                    every(.milliseconds(250), .watchdogTick, in: &group)
-                    if application == TestRunApplication.recordPlayback {
-                        after(run.options.maximumDuration, .deadline(.maximum), in: &group)
-                    } else {
-                        after(run.options.duration, .deadline(.testEnd), in: &group)
-                    }
+                if let server = agent.udpServer(for: datagram.source) {
+                    try await handleServer(server, datagram)
+                } else {
+                    try await inbound(datagram, path: .direct)
                 }
-            case .checkSent(let transaction, let remote):
-                pendingChecks[transaction] = remote
-                if checksStarted == nil { checksStarted = clock.now }
+                startMediaIfConnected(group: &group)
+            case .turnMessage(let server, let datagram):
+                try await handleServer(server, datagram)
+                startMediaIfConnected(group: &group)
+            case .turnConnected(let server, let connection):
+                turnConnected(server, connection)
+            case .turnConnectFailed(let server, let error):
+                try await turnFailed(server, error)
+            case .turnClosed(let server):
+                try await turnFailed(server, PreflightError(code: .mediaConnectionFailed, message: "TURN: the server closed the connection"))
+            case .serverResolved(let server, let address):
+                try await serverResolved(server, address, group: &group)
+            case .iceTick:
+                let now = clock.now
+                if phase == .gathering || phase == .awaitingAnswer || phase == .checking || phase == .media {
+                    try await retransmitGathering(now: now)
+                }
+                if phase == .checking || phase == .media { try pollChecks(now: now) }
+            case .deadline(.gathering):
+                try await finishGatheringIfDone(deadline: true)
             case .mediaSent(let bytes, let level):
                 meter.recordSent(bytes: bytes, audioLevel: level)
             case .sampleTick:
                 takeSample()
             case .watchdogTick:
-                if let last = lastFromEdge, clock.now - last > run.options.mediaTimeout {
-                    throw PreflightError(
-                        code: .mediaConnectionFailed,
-                        message: "media: nothing received from the edge for \(run.options.mediaTimeout)")
-                }
+                try checkLiveness(now: clock.now)
             case .deadline(.signaling):
-                if [.connecting, .awaitingWelcome, .awaitingAnswer].contains(phase) {
+                if [.connecting, .awaitingWelcome].contains(phase) || (phase == .awaitingAnswer && !agent.gatheringComplete) {
                     throw PreflightError(
                         code: .signalingTimeout,
                         message: "signaling: no answer from \(run.options.edgeURL) within \(run.options.signalingTimeout)")
                 }
             case .deadline(.ice):
                 if phase == .checking {
-                    throw PreflightError(
-                        code: .mediaConnectionFailed,
-                        message: "ICE: no connectivity check to \(remotes.map { "\($0.address)" }) succeeded within \(run.options.iceTimeout)")
+                    mark(.iceConnectionState, "failed")
+                    mark(.peerConnectionState, "failed")
+                    throw iceFailure("no candidate pair was selected within the ICE timeout of \(run.options.iceTimeout)")
                 }
             case .deadline(.testEnd):
                 takeFinalSample()
+                if let since = agent.disconnectedSince {
+                    throw PreflightError(
+                        code: .mediaConnectionFailed,
+                        message: "ICE: the connection was lost \(wallTime(since) - run.startTime) ms into the test and not restored before it ended")
+                }
                 return finalReport()
             case .deadline(.maximum):
                 throw PreflightError(
@@ -209,18 +213,9 @@ extension TestRun {
             switch (message, phase) {
             case (.welcome(let welcome), .awaitingWelcome):
                 edgeName = welcome.edge
-                localCandidates = Self.hostCandidates(port: socket.localAddress?.port ?? 0, edgeURL: run.options.edgeURL)
-                let invite = SignalingMessage.Invite(
-                    ice: ICEParameters(
-                        ufrag: localUfrag, pwd: localPassword,
-                        candidates: localCandidates.enumerated().map { index, stats in
-                            ICECandidate(
-                                foundation: "\(index + 1)", priority: UInt32(clamping: stats.priority), address: stats.ip,
-                                port: UInt16(clamping: stats.port), type: stats.candidateType)
-                        }),
-                    codecs: run.options.preferredAudioCodecs)
-                try await signaling.send(.invite(invite))
-                phase = .awaitingAnswer
+                phase = .gathering
+                every(.milliseconds(10), .iceTick, in: &group)
+                try await startGathering(welcome.iceServers + run.options.iceServers, group: &group)
                 publish()
             case (.ringing(let sid), .awaitingAnswer):
                 callSid = sid
@@ -234,22 +229,9 @@ extension TestRun {
                 remoteICE = answer.ice
                 let now = clock.now
                 timing.signaling = TimingMeasurement(startTime: run.startTime, endTime: wallTime(now))
-                remotes = answer.ice.candidates.compactMap { candidate in
-                    guard candidate.transport == "udp",
-                        let address = try? SocketAddress(ipAddress: candidate.address, port: Int(candidate.port)),
-                        address.protocol == .inet
-                    else { return nil }
-                    return (candidate, address)
-                }
+                mark(.signalingState, "stable", at: now)
+                try startChecks(answer.ice, in: &group)
                 publish()
-                guard !remotes.isEmpty else {
-                    throw PreflightError(
-                        code: .mediaConnectionFailed,
-                        message: "ICE: the edge offered no IPv4 UDP candidate (\(answer.ice.candidates.map(\.sdpAttribute)))")
-                }
-                phase = .checking
-                startChecks(answer.ice, in: &group)
-                after(run.options.iceTimeout, .deadline(.ice), in: &group)
             case (.hangup(let hangup), _):
                 callOpen = false
                 if let code = hangup.code {
@@ -273,85 +255,27 @@ extension TestRun {
             return nil
         }
 
-        // MARK: ICE
-
-        /// Sends Binding checks to every remote candidate with RFC 8445-style retransmissions
-        /// (50 ms doubling to 500 ms) until cancelled; the loop matches the responses.
-        func startChecks(_ remote: ICEParameters, in group: inout TaskGroup<Void>) {
-            let key = STUNIntegrityKey(Array(remote.pwd.utf8))
-            let username = "\(remote.ufrag):\(localUfrag)"
-            let priority = ICECandidate.priority(typePreference: 110, localPreference: 65535, component: 1)
-            let targets = remotes.map(\.address)
-            let events = events
-            let socket = socket
-            var random = SystemRandomNumberGenerator()
-            let tieBreaker: UInt64 = random.next()
-            let flag = checksFlag
-            group.addTask {
-                var interval = Duration.milliseconds(50)
-                while !Task.isCancelled {
-                    // Once connected, a check every 2 s keeps consent fresh (RFC 7675 asks for ~5 s).
-                    if flag.connected.load(ordering: .relaxed) { interval = .seconds(2) }
-                    for (index, target) in targets.enumerated() {
-                        let request = STUNMessage(
-                            type: STUNMessageType(method: .binding, class: .request), transactionID: .random(),
-                            attributes: [.username(username), .priority(priority), .iceControlling(tieBreaker), .useCandidate])
-                        guard let bytes = try? request.encoded(integrityKey: key, fingerprint: true) else { continue }
-                        events.yield(.checkSent(request.transactionID, remote: index))
-                        socket.send(bytes, to: target)
-                    }
-                    do { try await Task.sleep(for: interval) } catch { return }
-                    if !flag.connected.load(ordering: .relaxed) { interval = min(interval * 2, .milliseconds(500)) }
-                }
-            }
-        }
-
-        mutating func handleSTUN(_ datagram: Datagram) throws(PreflightError) {
-            guard phase == .checking || phase == .media, let remoteICE,
-                let message = try? STUNMessage(decoding: Array(datagram.data.readableBytesView)),
-                let remote = pendingChecks[message.transactionID]
-            else { return }
-            if message.type.messageClass == .errorResponse {
-                throw PreflightError(
-                    code: .mediaConnectionFailed,
-                    message: "ICE: the edge refused the connectivity check (\(message.errorCode.map { "\($0.code) \($0.reason)" } ?? "error"))")
-            }
-            guard message.type.messageClass == .successResponse, phase == .checking,
-                (try? message.verifyIntegrity(key: STUNIntegrityKey(Array(remoteICE.pwd.utf8)))) != nil,
-                (try? message.verifyFingerprint()) != nil
-            else { return }
-            let now = datagram.arrival
-            phase = .media
-            peer = remotes[remote].address
-            iceConnected = now
-            lastFromEdge = now
-            let start = checksStarted ?? now
-            timing.iceConnection = TimingMeasurement(startTime: wallTime(start), endTime: wallTime(now))
-            // The local side of the pair: the host candidate the edge saw, else a peer-reflexive one.
-            let mapped = message.xorMappedAddress
-            var local = localCandidates.first { $0.ip == mapped?.host && $0.port == Int(mapped?.port ?? 0) }
-            if local == nil, let mapped {
-                let prflx = ICECandidateStats(
-                    candidateType: .peerReflexive,
-                    priority: Int(ICECandidate.priority(typePreference: 110, localPreference: 65535, component: 1)),
-                    networkType: Self.networkType(mapped.host), ip: mapped.host, isRemote: false, port: Int(mapped.port))
-                localCandidates.append(prflx)
-                local = prflx
-            }
-            if let local {
-                selectedPair = ICECandidatePairStats(
-                    localCandidate: local, remoteCandidate: Self.stats(of: remotes[remote].candidate, isRemote: true))
-            }
-            publish()
-            run.test.emit(.connected)
-        }
-
         // MARK: Media
 
+        /// Once ICE selected a pair: an RTCP report at once (its answer proves the path both
+        /// ways), then the paced audio and the once-a-second machinery.
+        mutating func startMediaIfConnected(group: inout TaskGroup<Void>) {
+            guard phase == .media, !mediaStarted, let connected = iceConnected else { return }
+            mediaStarted = true
+            sendReport(at: connected)
+            startMedia(in: &group)
+            every(.seconds(1), .sampleTick, in: &group)
+            every(.milliseconds(250), .watchdogTick, in: &group)
+            if application == TestRunApplication.recordPlayback {
+                after(run.options.maximumDuration, .deadline(.maximum), in: &group)
+            } else {
+                after(run.options.duration, .deadline(.testEnd), in: &group)
+            }
+        }
+
         func startMedia(in group: inout TaskGroup<Void>) {
-            guard let peer else { return }
             let events = events
-            let socket = socket
+            let route = route
             let ssrc = ssrc
             let firstSequence = firstSequence
             let origin = origin
@@ -371,8 +295,8 @@ extension TestRun {
                         timestamp: firstTimestamp &+ UInt32(truncatingIfNeeded: frame * 160), ssrc: ssrc,
                         headerExtension: MediaExtension.clientExtension(sendMicroseconds: sendTime),
                         payload: MuLaw.encode(pcm)[...])
-                    if let bytes = try? packet.encoded() {
-                        socket.send(bytes, to: peer)
+                    if let bytes = try? packet.encoded(), let current = route.current {
+                        current.send(bytes)
                         events.yield(.mediaSent(bytes: bytes.count, level: AudioLevel.peak(of: pcm)))
                     }
                     frame += 1
@@ -380,35 +304,35 @@ extension TestRun {
             }
         }
 
-        mutating func handle(_ datagram: Datagram) throws(PreflightError) {
+        /// A datagram from the edge's side, straight or unwrapped from a relay: check responses,
+        /// and media on the selected pair.
+        mutating func inbound(_ datagram: Datagram, path: ICEAgentState.Path) async throws(PreflightError) {
             let kind = datagram.data.withUnsafeReadableBytes { PacketKind.classify($0) }
             switch kind {
             case .stun:
-                try handleSTUN(datagram)
-                if phase == .media, iceConnected == datagram.arrival {
-                    // Media starts with the pair: an RTCP report at once (its answer proves the
-                    // path both ways), then the paced audio and the once-a-second machinery.
-                    sendReport(at: datagram.arrival)
-                }
-            case .rtp:
-                guard phase == .media, datagram.source == peer else { return }
+                guard let message = try? STUNMessage(decoding: Array(datagram.data.readableBytesView)) else { return }
+                try await handleCheckResponse(message, path: path, source: datagram.source, arrival: datagram.arrival)
+            case .rtp, .rtcp:
+                guard phase == .media, isSelected(path: path, source: datagram.source) else { return }
                 lastFromEdge = datagram.arrival
                 markPeerConnected(datagram.arrival)
-                receiveRTP(datagram)
-            case .rtcp:
-                guard phase == .media, datagram.source == peer else { return }
-                lastFromEdge = datagram.arrival
-                markPeerConnected(datagram.arrival)
-                receiveRTCP(datagram)
+                if kind == .rtp { receiveRTP(datagram) } else { receiveRTCP(datagram) }
             default:
                 return
             }
         }
 
+        /// Whether media from `source` on `path` comes over the selected pair.
+        func isSelected(path: ICEAgentState.Path, source: SocketAddress) -> Bool {
+            guard let selected = agent.selected, let pair = agent.checkList?.pairs[selected] else { return false }
+            return agent.locals[pair.local].path == path && agent.remotes[pair.remote].address == source
+        }
+
         mutating func markPeerConnected(_ instant: ContinuousClock.Instant) {
             guard !peerConnected else { return }
             peerConnected = true
-            let start = checksStarted ?? instant
+            mark(.peerConnectionState, "connected", at: instant)
+            let start = agent.checkingStarted ?? instant
             timing.peerConnection = TimingMeasurement(startTime: wallTime(start), endTime: wallTime(instant))
             publish()
         }
@@ -464,7 +388,7 @@ extension TestRun {
 
         /// Sends an RTCP sender report (with a report block on the downlink once it exists) and SDES.
         mutating func sendReport(at instant: ContinuousClock.Instant) {
-            guard let peer else { return }
+            guard let route = route.current else { return }
             var blocks: [RTCPReportBlock] = []
             let downlink = meter.downlink
             if downlink.expected > 0 {
@@ -478,7 +402,7 @@ extension TestRun {
                 packetCount: UInt32(truncatingIfNeeded: meter.packetsSent), octetCount: UInt32(truncatingIfNeeded: meter.bytesSent),
                 reportBlocks: blocks)
             let compound = RTCPCompoundPacket([.senderReport(report), .sourceDescription(.cname("preflight-\(localUfrag)", ssrc: ssrc))])
-            if let bytes = try? compound.encoded() { socket.send(bytes, to: peer) }
+            if let bytes = try? compound.encoded() { route.send(bytes) }
         }
 
         mutating func takeSample() {
@@ -504,34 +428,74 @@ extension TestRun {
 
         mutating func finalReport() -> PreflightReport {
             phase = .ended
+            closeTimeline()
             return partialReport()
+        }
+
+        /// The closing states of the timeline (unless a failure already ended it).
+        mutating func closeTimeline() {
+            guard agent.timeline.last?.name != "closed" else { return }
+            if callOpen || phase == .ended || phase == .media {
+                mark(.iceConnectionState, "closed")
+                mark(.peerConnectionState, "closed")
+                mark(.signalingState, "closed")
+            }
         }
 
         // MARK: Candidates
 
         static func hostCandidates(port: Int, edgeURL: String) -> [ICECandidateStats] {
             let loopbackEdge = edgeURL.contains("://127.") || edgeURL.contains("://localhost")
-            var addresses: [String] = []
+            var addresses: [(ip: String, device: String)] = []
             if let devices = try? System.enumerateDevices() {
                 for device in devices {
                     guard let address = device.address, address.protocol == .inet, let ip = address.ipAddress else { continue }
                     // A loopback edge is reached from loopback only; any other edge from the other interfaces.
-                    if ip.hasPrefix("127.") == loopbackEdge, !addresses.contains(ip) {
-                        addresses.append(ip)
+                    if ip.hasPrefix("127.") == loopbackEdge, !addresses.contains(where: { $0.ip == ip }) {
+                        addresses.append((ip, device.name))
                     }
                 }
             }
-            if addresses.isEmpty { addresses = [loopbackEdge ? "127.0.0.1" : "0.0.0.0"] }
-            return addresses.enumerated().map { index, ip in
+            if addresses.isEmpty { addresses = [(loopbackEdge ? "127.0.0.1" : "0.0.0.0", "")] }
+            return addresses.enumerated().map { index, entry in
                 ICECandidateStats(
                     candidateType: .host, networkId: index + 1,
                     priority: Int(ICECandidate.priority(typePreference: 126, localPreference: 65535 - index, component: 1)),
-                    networkType: networkType(ip), ip: ip, isRemote: false, port: port)
+                    networkType: networkType(entry.ip, device: entry.device), ip: entry.ip, isRemote: false, port: port)
             }
         }
 
-        static func networkType(_ ip: String) -> String {
-            ip.hasPrefix("127.") || ip == "::1" ? "Loopback" : "Unknown"
+        /// The interface's kind as WebRTC names it: from Linux's sysfs (ARPHRD type 772 is
+        /// loopback, 1 Ethernet, a `wireless` directory Wi-Fi, `tun`/`wg` names VPN); else from
+        /// the address.
+        static func networkType(_ ip: String, device: String = "") -> String {
+            if ip.hasPrefix("127.") || ip == "::1" { return "Loopback" }
+            #if os(Linux)
+                if !device.isEmpty, !device.contains("/") {
+                    let base = "/sys/class/net/\(device)"
+                    if FileManager.default.fileExists(atPath: base + "/wireless") { return "Wifi" }
+                    if device.hasPrefix("tun") || device.hasPrefix("wg") || device.hasPrefix("ppp") { return "Vpn" }
+                    if let type = try? String(contentsOfFile: base + "/type", encoding: .utf8) {
+                        switch type.trimmingCharacters(in: .whitespacesAndNewlines) {
+                        case "1": return "Ethernet"
+                        case "772": return "Loopback"
+                        default: break
+                        }
+                    }
+                }
+            #endif
+            return "Unknown"
+        }
+
+        /// WebRTC's network cost for a network type (rtc::kNetworkCost*: 0 wired, 10 Wi-Fi,
+        /// 900 cellular, 50 unknown).
+        static func networkCost(_ type: String) -> Int {
+            switch type {
+            case "Ethernet", "Loopback": 0
+            case "Wifi": 10
+            case "Cellular": 900
+            default: 50
+            }
         }
 
         static func stats(of candidate: ICECandidate, isRemote: Bool) -> ICECandidateStats {

@@ -16,7 +16,12 @@ struct TestRun {
     enum Event: Sendable {
         case signaling(SignalingConnection.Event)
         case datagram(Datagram)
-        case checkSent(STUNTransactionID, remote: Int)
+        case iceTick
+        case serverResolved(Int, SocketAddress?)
+        case turnConnected(Int, TURNStreamConnection)
+        case turnConnectFailed(Int, PreflightError)
+        case turnMessage(Int, Datagram)
+        case turnClosed(Int)
         case mediaSent(bytes: Int, level: Int)
         case sampleTick
         case watchdogTick
@@ -25,6 +30,7 @@ struct TestRun {
 
     enum Deadline: Sendable {
         case signaling
+        case gathering
         case ice
         case testEnd
         case maximum
@@ -58,12 +64,16 @@ struct TestRun {
             do throws(PreflightError) {
                 result = .success(try await loop.run(events, group: &group))
             } catch {
+                // The partial report keeps the states up to the failure.
+                loop.closeTimeline()
+                loop.publish()
                 result = .failure(error)
             }
             // Hang up politely when the call is still up, then tear everything down.
             if let callSid = loop.callSid, loop.callOpen {
                 try? await signaling.send(.hangup(.init(callSid: callSid, reason: result.reason)))
             }
+            await loop.closeICE()
             await signaling.close()
             await socket.close()
             continuation.finish()

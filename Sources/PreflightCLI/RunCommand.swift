@@ -45,6 +45,34 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and set up the call.")
     public var signalingTimeout: Int = 10
 
+    /// Extra STUN/TURN servers.
+    @Option(name: .customLong("ice-server"), help: "An extra STUN/TURN URL to gather from, beside the edge's (repeatable).")
+    public var iceServers: [String] = []
+    /// Username for the extra TURN servers.
+    @Option(name: .customLong("turn-username"), help: "The username for the --ice-server TURN servers.")
+    public var turnUsername: String?
+    /// Credential for the extra TURN servers.
+    @Option(name: .customLong("turn-credential"), help: "The credential for the --ice-server TURN servers.")
+    public var turnCredential: String?
+    /// Which candidates ICE may use.
+    @Option(name: .customLong("ice-transport-policy"), help: "all, or relay to force media through TURN.")
+    public var iceTransportPolicy: ICETransportPolicy = .all
+    /// Seconds allowed for ICE checks.
+    @Option(name: .customLong("ice-timeout"), help: "Seconds allowed for ICE connectivity checks (default 5).")
+    public var iceTimeout: Double = 5
+    /// Seconds allowed for gathering.
+    @Option(name: .customLong("gathering-timeout"), help: "Seconds allowed to gather candidates from STUN/TURN servers (default 3).")
+    public var gatheringTimeout: Double = 3
+    /// Seconds without anything from the edge before reconnecting.
+    @Option(name: .customLong("media-timeout"), help: "Seconds without media before the connection counts as lost and reconnects (default 2.5).")
+    public var mediaTimeout: Double = 2.5
+    /// Seconds the selected pair may go without consent.
+    @Option(name: .customLong("consent-timeout"), help: "Seconds without an answer to consent checks before the test fails (default 30, RFC 7675).")
+    public var consentTimeout: Double = 30
+    /// Extra trusted certificates for TURN over TLS.
+    @Option(name: .customLong("turn-ca-file"), help: "A PEM file of certificates to trust for turns: servers.")
+    public var turnCAFile: String?
+
     /// Print the JSON report instead of the summary.
     @Flag(help: "Print the JSON report on standard output instead of the summary (progress goes to standard error).")
     public var json = false
@@ -63,6 +91,12 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
         }
         if (edge == nil) != (token == nil) { throw ValidationError("--edge and --token go together") }
+        for url in iceServers {
+            do { _ = try ICEServerURL(url) } catch { throw ValidationError("--ice-server: \(error.message)") }
+        }
+        for (name, value) in [("--ice-timeout", iceTimeout), ("--gathering-timeout", gatheringTimeout), ("--media-timeout", mediaTimeout), ("--consent-timeout", consentTimeout)] {
+            guard value > 0, value <= 300 else { throw ValidationError("\(name) must be more than 0 and at most 300 seconds, got \(value)") }
+        }
     }
 
     /// Runs the test and prints its progress and result.
@@ -108,7 +142,11 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     ) async -> Outcome {
         var options = PreflightOptions(
             accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: [codec], duration: .seconds(duration),
-            signalingTimeout: .seconds(signalingTimeout))
+            signalingTimeout: .seconds(signalingTimeout), iceTimeout: .milliseconds(Int64(iceTimeout * 1000)),
+            mediaTimeout: .milliseconds(Int64(mediaTimeout * 1000)),
+            iceServers: iceServers.isEmpty ? [] : [ICEServer(urls: iceServers, username: turnUsername, credential: turnCredential)],
+            iceTransportPolicy: iceTransportPolicy, gatheringTimeout: .milliseconds(Int64(gatheringTimeout * 1000)),
+            consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile)
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
         let test = PreflightTest.run(options: options)
         var warnings: Set<QualityWarning> = []
@@ -124,6 +162,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
                     live(ReportText.progressLine(second: seconds, sample: sample, warnings: warnings))
                 case .qualityWarnings(let current, _):
                     warnings = current
+                case .reconnecting(let error):
+                    live("reconnecting: \(error.message)")
+                case .reconnected:
+                    live("reconnected")
                 case .completed(let report):
                     output(json ? ReportText.json(report) : ReportText.summary(report))
                     return Outcome(report: report, error: nil)
@@ -140,3 +182,5 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 }
 
 extension TestApplication: ExpressibleByArgument {}
+
+extension ICETransportPolicy: ExpressibleByArgument {}

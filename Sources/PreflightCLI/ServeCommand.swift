@@ -59,6 +59,22 @@ public struct ServeCommand: AsyncParsableCommand {
     /// Per-source packet rate.
     @Option(name: .customLong("packet-rate"), help: "Datagrams per second accepted from one source (default 200).")
     public var packetRate: Double?
+    /// STUN/TURN servers handed out in welcome.
+    @Option(
+        name: .customLong("ice-server"),
+        help: "A STUN/TURN URL handed out in welcome, e.g. turn:198.18.3.2:3478?transport=udp (repeatable; PREFLIGHT_ICE_SERVERS, comma-separated).")
+    public var iceServers: [String] = []
+    /// The TURN REST API secret.
+    @Option(
+        name: .customLong("turn-secret"),
+        help: "The secret shared with the TURN servers (coturn static-auth-secret): welcome carries time-limited credentials made with it (PREFLIGHT_TURN_SECRET).")
+    public var turnSecret: String?
+    /// Lifetime of the TURN credentials.
+    @Option(name: .customLong("turn-credential-lifetime"), help: "Seconds the TURN credentials stay valid (default 3600).")
+    public var turnCredentialLifetime: Int?
+    /// Do not offer the edge's own STUN.
+    @Flag(name: .customLong("no-edge-stun"), help: "Do not offer the edge's media port as a stun: server in welcome.")
+    public var noEdgeSTUN = false
     /// Log level.
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
     public var logLevel: String = "info"
@@ -115,11 +131,26 @@ public struct ServeCommand: AsyncParsableCommand {
             media.packetsPerSecondPerSource = rate
             media.burstPerSource = max(10, rate / 2)
         }
+        var servers = iceServers
+        if servers.isEmpty, let text = environment["PREFLIGHT_ICE_SERVERS"] {
+            servers = text.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        for url in servers {
+            do { _ = try ICEServerURL(url) } catch { throw ValidationError("--ice-server: \(error.message)") }
+        }
+        let lifetime = try number(turnCredentialLifetime, "PREFLIGHT_TURN_CREDENTIAL_LIFETIME", default: 3600)
+        guard lifetime > 0 else { throw ValidationError("--turn-credential-lifetime must be positive, got \(lifetime)") }
+        let sharedSecret = turnSecret ?? environment["PREFLIGHT_TURN_SECRET"]
+        if servers.contains(where: { $0.hasPrefix("turn") }), sharedSecret == nil {
+            throw ValidationError("a TURN server needs --turn-secret (or PREFLIGHT_TURN_SECRET) to make credentials")
+        }
         return EdgeConfiguration(
             host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,
             advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"], advertisedMediaPort: advertisedPort,
             edgeName: edgeName ?? environment["PREFLIGHT_EDGE_NAME"] ?? "local", apiKeys: [key: secret],
-            applications: applications, maximumSessions: sessions, maximumTestDuration: .seconds(duration), media: media)
+            applications: applications, iceServers: servers.isEmpty ? [] : [ICEServer(urls: servers)], turnSecret: sharedSecret,
+            turnCredentialLifetime: .seconds(lifetime), offersSTUN: !noEdgeSTUN, maximumSessions: sessions,
+            maximumTestDuration: .seconds(duration), media: media)
     }
 
     /// Runs the edge until SIGINT or SIGTERM.

@@ -43,6 +43,34 @@ import Testing
         return message.errorCode?.code
     }
 
+    @Test func plainBindingIsAnsweredWithTheReflexiveAddressButUnlocksNothing() throws {
+        let service = Self.service()
+        let request = STUNMessage(type: .bindingRequest, attributes: [.software("stun-client")])
+        let reply = try #require(service.handle(ByteBuffer(bytes: try request.encoded(fingerprint: true)), from: Self.client))
+        let response = try STUNMessage(decoding: Array(reply.readableBytesView))
+        #expect(response.type == .bindingSuccess)
+        #expect(response.transactionID == request.transactionID)
+        #expect(response.xorMappedAddress == TransportAddress(ipv4: 127, 0, 0, 1, port: 50_000))
+        try response.verifyFingerprint()
+        #expect(!service.isVerified(Self.client))
+        #expect(service.handle(Self.rtp, from: Self.client) == nil)
+        #expect(service.counters.bindingsAnswered == 1)
+        #expect(service.counters.checksAnswered == 0)
+    }
+
+    @Test func onlyTheNominatingCheckMovesTheSessionsPeer() throws {
+        let service = Self.service()
+        let other = try SocketAddress(ipAddress: "127.0.0.1", port: 50_001)
+        // A nominating check from the client, then a plain (non-nominating) check from another path.
+        _ = try #require(service.handle(try Self.check().1, from: Self.client))
+        let plain = STUNMessage(
+            type: .bindingRequest, attributes: [.username("edge:clnt"), .priority(1), .iceControlling(1)])
+        _ = try #require(service.handle(
+            ByteBuffer(bytes: try plain.encoded(integrityKey: Array(Self.credentials.localPassword.utf8), fingerprint: true)), from: other))
+        #expect(service.isVerified(other))
+        #expect(service.peer(localUfrag: "edge") == Self.client)
+    }
+
     @Test func validCheckIsAnsweredAndUnlocksEcho() throws {
         let service = Self.service()
         #expect(service.handle(Self.rtp, from: Self.client) == nil)  // before any check

@@ -23,7 +23,8 @@ import Testing
                 case .sample(let sample): samples.append(sample)
                 case .completed(let report): final = report
                 case .failed(let error, _): Issue.record("test failed: \(error)")
-                case .qualityWarnings: break
+                case .qualityWarnings, .reconnected: break
+                case .reconnecting(let error): Issue.record("reconnecting on loopback: \(error)")
                 }
             }
             let report = try #require(final)

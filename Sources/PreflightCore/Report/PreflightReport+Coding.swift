@@ -2,7 +2,7 @@ extension PreflightReport {
     enum CodingKeys: String, CodingKey {
         case callSid, edge, selectedEdge, iceCandidates, selectedIceCandidatePair, networkStats, statsSamples
         case callQuality, warnings, warningsCleared, networkTiming, isTurnRequired
-        case application, uplink, downlink, eModelMOS, error
+        case application, uplink, downlink, eModelMOS, error, timeline, iceCandidatePairs, iceCandidateErrors
     }
 
     /// Decodes a report. Missing arrays and objects decode as empty; `isTurnRequired` is read
@@ -38,6 +38,9 @@ extension PreflightReport {
         downlink = try container.decodeIfPresent(DirectionSummary.self, forKey: .downlink)
         eModelMOS = try container.decodeIfPresent(MetricStats.self, forKey: .eModelMOS)
         error = try container.decodeIfPresent(ReportError.self, forKey: .error)
+        timeline = try container.decodeIfPresent([ConnectionStateEvent].self, forKey: .timeline) ?? []
+        iceCandidatePairs = try container.decodeIfPresent([ICECandidatePairRecord].self, forKey: .iceCandidatePairs) ?? []
+        iceCandidateErrors = try container.decodeIfPresent([ICECandidateErrorRecord].self, forKey: .iceCandidateErrors) ?? []
     }
 
     /// Encodes the report in the reference shape (`isTurnRequired` as a string, omitted when `nil`).
@@ -60,5 +63,9 @@ extension PreflightReport {
         try container.encodeIfPresent(downlink, forKey: .downlink)
         try container.encodeIfPresent(eModelMOS, forKey: .eModelMOS)
         try container.encodeIfPresent(error, forKey: .error)
+        // Added arrays are omitted while empty, so a report without ICE details keeps the reference shape.
+        if !timeline.isEmpty { try container.encode(timeline, forKey: .timeline) }
+        if !iceCandidatePairs.isEmpty { try container.encode(iceCandidatePairs, forKey: .iceCandidatePairs) }
+        if !iceCandidateErrors.isEmpty { try container.encode(iceCandidateErrors, forKey: .iceCandidateErrors) }
     }
 }

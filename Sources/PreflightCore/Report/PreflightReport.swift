@@ -47,6 +47,13 @@ public struct PreflightReport: Sendable, Hashable, Codable {
     public var eModelMOS: MetricStats?
     /// Why the test ended: `"completed"`, or the failure's code and message for a partial report.
     public var error: ReportError?
+    /// The connection's state changes in order (ICE gathering, ICE connection, peer connection,
+    /// signaling, candidates), with their times: the Insights events of 001_eda231ff5713ef67.txt.
+    public var timeline: [ConnectionStateEvent] = []
+    /// Every candidate pair the ICE agent formed, with its checks' outcome.
+    public var iceCandidatePairs: [ICECandidatePairRecord] = []
+    /// STUN and TURN servers that gave no candidate, with why (e.g. TURN refusing the credentials).
+    public var iceCandidateErrors: [ICECandidateErrorRecord] = []
 
     /// Creates a report; every field defaults to empty.
     public init(

@@ -25,6 +25,8 @@ public final class MediaService: Sendable {
         public var checksAnswered = 0
         /// Binding checks refused with an error response (unknown username, bad integrity).
         public var checksRefused = 0
+        /// Plain Binding requests (no credentials) answered with the source's reflexive address.
+        public var bindingsAnswered = 0
         /// RTP packets echoed.
         public var packetsEchoed = 0
         /// RTP packets recorded by record-playback sessions.
@@ -175,6 +177,11 @@ public final class MediaService: Sendable {
             state.sessions[localUfrag] = nil
             state.verified = state.verified.filter { $0.value != localUfrag }
         }
+    }
+
+    /// Where the session's media goes: the address of the pair the client nominated.
+    public func peer(localUfrag: String) -> SocketAddress? {
+        state.withLock { $0.sessions[localUfrag]?.peer }
     }
 
     /// Whether media from `address` is accepted (it passed a check for a live session).
@@ -386,7 +393,13 @@ public final class MediaService: Sendable {
             guard (try? layout.verifyFingerprint(in: buffer)) != nil else { return .ignore }
         }
         guard let usernameRange = layout.value(of: .username, in: buffer) else {
-            return .refuse(code: 400, transactionID: layout.transactionID)
+            // A plain Binding request (no USERNAME, no MESSAGE-INTEGRITY): the edge is a STUN
+            // server for the client's server-reflexive candidate (RFC 8489 §12). Its answer
+            // grants nothing: the source is not verified for media.
+            guard layout.value(of: .messageIntegrity, in: buffer) == nil,
+                layout.value(of: .messageIntegritySHA256, in: buffer) == nil
+            else { return .refuse(code: 400, transactionID: layout.transactionID) }
+            return reflect(layout.transactionID, from: source)
         }
         let username = String(decoding: buffer[usernameRange], as: UTF8.self)
         let parts = username.split(separator: ":", maxSplits: 1)
@@ -397,6 +410,7 @@ public final class MediaService: Sendable {
         guard let mapped = TransportAddress(host: source.ipAddress ?? "", port: UInt16(clamping: source.port ?? 0)) else {
             return .ignore
         }
+        let nominated = layout.value(of: .useCandidate, in: buffer) != nil
         let response = STUNMessage(
             type: STUNMessageType(method: .binding, class: .successResponse), transactionID: layout.transactionID,
             attributes: [.xorMappedAddress(mapped)])
@@ -405,9 +419,26 @@ public final class MediaService: Sendable {
             // The session may have ended while the response was built.
             guard state.sessions[session.credentials.localUfrag] != nil else { return }
             state.verified[source] = session.credentials.localUfrag
-            state.sessions[session.credentials.localUfrag]?.peer = source
+            // As the lite agent, media goes to the pair the controlling client nominated
+            // (RFC 8445 §8.2); ordinary checks and consent checks only verify their source.
+            if nominated || state.sessions[session.credentials.localUfrag]?.peer == nil {
+                state.sessions[session.credentials.localUfrag]?.peer = source
+            }
             state.counters.checksAnswered += 1
         }
+        return .answer(encoded)
+    }
+
+    /// The answer to a plain Binding request: XOR-MAPPED-ADDRESS and FINGERPRINT, no integrity.
+    private func reflect(_ transactionID: STUNTransactionID, from source: SocketAddress) -> CheckOutcome {
+        guard let mapped = TransportAddress(host: source.ipAddress ?? "", port: UInt16(clamping: source.port ?? 0)) else {
+            return .ignore
+        }
+        let response = STUNMessage(
+            type: STUNMessageType(method: .binding, class: .successResponse), transactionID: transactionID,
+            attributes: [.xorMappedAddress(mapped), .software("preflight-edge")])
+        guard let encoded = try? response.encoded(fingerprint: true) else { return .ignore }
+        state.withLock { $0.counters.bindingsAnswered += 1 }
         return .answer(encoded)
     }
 }

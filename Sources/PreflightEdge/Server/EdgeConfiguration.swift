@@ -21,8 +21,19 @@ public struct EdgeConfiguration: Sendable {
     public var apiKeys: [String: String]
     /// Application sid → test application; outgoing calls are routed by the token's grant.
     public var applications: [String: TestApplication]
-    /// STUN/TURN servers handed out in `welcome`; none by default.
+    /// STUN/TURN servers handed out in `welcome`; none by default. A server without a username
+    /// gets per-session time-limited credentials when ``turnSecret`` is set.
     public var iceServers: [ICEServer]
+    /// The secret shared with the TURN servers (coturn's `static-auth-secret` with
+    /// `use-auth-secret`): each welcome carries credentials of the TURN REST API scheme made with
+    /// it for the token's identity. `nil` (no credentials made) by default.
+    public var turnSecret: String?
+    /// How long those credentials stay valid; 1 hour by default.
+    public var turnCredentialLifetime: Duration
+    /// Whether `welcome` also offers the edge's own media port as a `stun:` server (it answers
+    /// plain Binding requests there, so a client learns its server-reflexive address on the
+    /// path media will take); `true` by default.
+    public var offersSTUN: Bool
     /// Signaling sessions served at once; further connections are refused with 70101. 1000 by default.
     public var maximumSessions: Int
     /// The longest test call; the edge hangs up with 70102 when it is reached. 120 s by default.
@@ -50,6 +61,9 @@ public struct EdgeConfiguration: Sendable {
         apiKeys: [String: String],
         applications: [String: TestApplication],
         iceServers: [ICEServer] = [],
+        turnSecret: String? = nil,
+        turnCredentialLifetime: Duration = .seconds(3600),
+        offersSTUN: Bool = true,
         maximumSessions: Int = 1000,
         maximumTestDuration: Duration = .seconds(120),
         signalingTimeout: Duration = .seconds(10),
@@ -67,6 +81,9 @@ public struct EdgeConfiguration: Sendable {
         self.apiKeys = apiKeys
         self.applications = applications
         self.iceServers = iceServers
+        self.turnSecret = turnSecret
+        self.turnCredentialLifetime = turnCredentialLifetime
+        self.offersSTUN = offersSTUN
         self.maximumSessions = maximumSessions
         self.maximumTestDuration = maximumTestDuration
         self.signalingTimeout = signalingTimeout

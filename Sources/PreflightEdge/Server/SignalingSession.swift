@@ -1,3 +1,4 @@
+import Foundation
 import HummingbirdWebSocket
 import NIOWebSocket
 import Logging
@@ -117,7 +118,7 @@ struct SignalingSession {
                         var random = SystemRandomNumberGenerator()
                         await send(.welcome(.init(
                             edge: configuration.edgeName, sessionId: "SS" + Self.hex(&random, bytes: 16),
-                            iceServers: configuration.iceServers)))
+                            iceServers: iceServers(for: claims))))
                         phase = .awaitingInvite(claims)
                         phaseID += 1
                         startTimer(configuration.signalingTimeout)
@@ -187,8 +188,7 @@ struct SignalingSession {
             ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: invite.ice.ufrag),
             application: application)
         await send(.ringing(callSid: callSid))
-        var address = configuration.advertisedAddress ?? configuration.host
-        if address == "0.0.0.0" || address == "::" { address = "127.0.0.1" }
+        let address = advertisedAddress
         let candidate = ICECandidate(
             foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
             address: address, port: UInt16(clamping: configuration.advertisedMediaPort ?? mediaPort), type: .host)
@@ -223,6 +223,37 @@ struct SignalingSession {
         logger.debug("playback done", metadata: ["frames": "\(played)"])
         try? await Task.sleep(for: configuration.playbackPause)
         return ("completed", nil)
+    }
+
+    /// The address the edge's media candidate and STUN URL advertise.
+    var advertisedAddress: String {
+        let configuration = edge.configuration
+        let address = configuration.advertisedAddress ?? configuration.host
+        return address == "0.0.0.0" || address == "::" ? "127.0.0.1" : address
+    }
+
+    /// The ICE servers of a welcome: the edge's own STUN (when offered), then the configured
+    /// servers, TURN ones without a username given time-limited credentials for the identity.
+    func iceServers(for claims: AccessTokenClaims) -> [ICEServer] {
+        let configuration = edge.configuration
+        var servers: [ICEServer] = []
+        if configuration.offersSTUN {
+            let host = advertisedAddress.contains(":") ? "[\(advertisedAddress)]" : advertisedAddress
+            servers.append(ICEServer(urls: ["stun:\(host):\(configuration.advertisedMediaPort ?? mediaPort)"]))
+        }
+        let expiry = Int64(Date().timeIntervalSince1970) + configuration.turnCredentialLifetime.components.seconds
+        for var server in configuration.iceServers {
+            if server.username == nil, let secret = configuration.turnSecret,
+                server.urls.contains(where: { $0.hasPrefix("turn:") || $0.hasPrefix("turns:") })
+            {
+                let credentials = TURNRESTCredentials(
+                    secret: secret, identity: claims.grants.identity ?? claims.sub, expiry: expiry)
+                server.username = credentials.username
+                server.credential = credentials.password
+            }
+            servers.append(server)
+        }
+        return servers
     }
 
     static func hex(_ random: inout SystemRandomNumberGenerator, bytes: Int) -> String {

@@ -1,0 +1,128 @@
+import Foundation
+import Preflight
+import PreflightCore
+import PreflightEdge
+import PreflightTesting
+import Testing
+
+/// The SDK's ICE agent end to end on loopback: an embedded edge and coturn (CI installs it).
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ICEAgentTests {
+    static func outcome(of test: PreflightTest) async -> Result<PreflightReport, PreflightError> {
+        for await event in test.events() {
+            switch event {
+            case .completed(let report): return .success(report)
+            case .failed(let error, _): return .failure(error)
+            default: continue
+            }
+        }
+        return .failure(PreflightError(code: .cancelled, message: "no result"))
+    }
+
+    @Test(arguments: [ICEServerURL.Transport.udp, .tcp])
+    func relayOnlyMediaFlowsThroughCoturn(transport: ICEServerURL.Transport) async throws {
+        let turn = try await TURNServerProcess.start()
+        defer { turn.stop() }
+        let credentials = turn.credentials()
+        try await EmbeddedEdge.withRunning { edge in
+            let options = PreflightOptions(
+                accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(3),
+                iceServers: [ICEServer(urls: [turn.url(transport: transport)], username: credentials.username, credential: credentials.password)],
+                iceTransportPolicy: .relay)
+            let test = PreflightTest.run(options: options)
+            let report = try await Self.outcome(of: test).get()
+            let pair = try #require(report.selectedIceCandidatePair)
+            #expect(pair.localCandidate.candidateType == .relay)
+            #expect(pair.localCandidate.url == turn.url(transport: transport))
+            #expect(pair.localCandidate.ip == "127.0.0.1")
+            #expect(report.isTurnRequired == true)
+            #expect(report.iceCandidates.filter { !$0.isRemote }.allSatisfy { $0.candidateType == .relay })
+            #expect(report.statsSamples.count >= 2)
+            #expect(report.statsSamples.allSatisfy { $0.packetsLostFraction == 0 })
+            let pairs = report.iceCandidatePairs
+            #expect(pairs.contains { $0.nominated && $0.state == "succeeded" && $0.responsesReceived > 0 })
+            let names = report.timeline.map { "\($0.group):\($0.name)" }
+            for expected in [
+                "ice-gathering-state:gathering", "ice-gathering-state:complete", "signaling-state:have-local-offer",
+                "signaling-state:stable", "ice-connection-state:checking", "ice-connection-state:connected",
+                "pc-connection-state:connected", "ice-connection-state:closed",
+            ] {
+                #expect(names.contains(expected), "timeline lacks \(expected): \(names)")
+            }
+            #expect(report.timeline.map(\.timestamp) == report.timeline.map(\.timestamp).sorted())
+        }
+    }
+
+    @Test func theEdgeHandsOutRESTCredentialsThatCoturnAccepts() async throws {
+        let turn = try await TURNServerProcess.start()
+        defer { turn.stop() }
+        var configuration = EmbeddedEdge.configuration()
+        configuration.iceServers = [ICEServer(urls: [turn.url(transport: .udp)])]
+        configuration.turnSecret = turn.secret
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            // All candidates: the host pair wins on loopback, the relay is gathered beside it.
+            let test = PreflightTest.run(options: PreflightOptions(
+                accessToken: try await edge.token(identity: "alice"), edgeURL: edge.signalingURL, duration: .seconds(2)))
+            let report = try await Self.outcome(of: test).get()
+            #expect(report.isTurnRequired == false)
+            #expect(report.selectedIceCandidatePair?.localCandidate.candidateType == .host)
+            let relay = try #require(report.iceCandidates.first { $0.candidateType == .relay })
+            #expect(relay.url == turn.url(transport: .udp))
+            #expect(relay.relatedAddress == "127.0.0.1")
+            #expect(report.iceCandidateErrors.isEmpty, "\(report.iceCandidateErrors)")
+
+            // And with relay only, through the welcome's credentials.
+            let relayed = PreflightTest.run(options: PreflightOptions(
+                accessToken: try await edge.token(identity: "alice"), edgeURL: edge.signalingURL, duration: .seconds(2),
+                iceTransportPolicy: .relay))
+            let relayReport = try await Self.outcome(of: relayed).get()
+            #expect(relayReport.isTurnRequired == true)
+        }
+    }
+
+    @Test func refusedTURNCredentialsFailTheRelayOnlyTestWithTheReasonAndAPartialReport() async throws {
+        let turn = try await TURNServerProcess.start()
+        defer { turn.stop() }
+        let credentials = turn.credentials()
+        try await EmbeddedEdge.withRunning { edge in
+            let start = ContinuousClock.now
+            let test = PreflightTest.run(options: PreflightOptions(
+                accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(2),
+                iceServers: [ICEServer(urls: [turn.url(transport: .udp)], username: credentials.username, credential: "wrong")],
+                iceTransportPolicy: .relay))
+            let result = await Self.outcome(of: test)
+            let elapsed = ContinuousClock.now - start
+            guard case .failure(let error) = result else {
+                Issue.record("the test completed without a usable candidate")
+                return
+            }
+            #expect(error.code == .mediaConnectionFailed)
+            #expect(error.message.contains("401"), "\(error.message)")
+            #expect(elapsed < .seconds(5), "failed after \(elapsed)")
+            let partial = test.partialReport
+            let refusal = try #require(partial.iceCandidateErrors.first)
+            #expect(refusal.errorCode == 401)
+            #expect(refusal.url == turn.url(transport: .udp))
+            #expect(partial.selectedIceCandidatePair == nil)
+            #expect(partial.isTurnRequired == nil)
+            #expect(partial.timeline.contains { $0.group == .iceGatheringState && $0.name == "complete" })
+        }
+    }
+
+    @Test func anUnreachableTURNServerIsReportedAs701AfterTheGatheringTimeout() async throws {
+        try await EmbeddedEdge.withRunning { edge in
+            // A TCP port nobody listens on: connection refused at once.
+            let test = PreflightTest.run(options: PreflightOptions(
+                accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(1),
+                iceServers: [ICEServer(urls: ["turn:127.0.0.1:9?transport=tcp"], username: "u", credential: "p")],
+                iceTransportPolicy: .relay, gatheringTimeout: .seconds(1)))
+            let result = await Self.outcome(of: test)
+            guard case .failure(let error) = result else {
+                Issue.record("completed without a candidate")
+                return
+            }
+            #expect(error.code == .mediaConnectionFailed)
+            let record = try #require(test.partialReport.iceCandidateErrors.first)
+            #expect(record.errorCode == ICECandidateErrorRecord.unreachable)
+        }
+    }
+}
