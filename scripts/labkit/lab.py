@@ -5,8 +5,11 @@ SIGINT/SIGTERM.
 
     client 198.18.1.2 ── c0 | r-c 198.18.1.1  router  198.18.2.1 r-e | e0 ── 198.18.2.2 edge
 
-Reserved for the ICE issue: 198.18.0.0/24 (a client LAN behind a NAT router) and 198.18.3.0/24
-(a TURN host beside the edge).
+With `ice=True` (the ICE scenarios) the client sits on a LAN behind a NAT router (nftables
+masquerade) whose public side takes 198.18.1.2, and a TURN host hangs off the router:
+
+    client 198.18.0.2 ── l0 | n-l 198.18.0.1  nat  198.18.1.2 n-w | r-c 198.18.1.1  router ...
+    router 198.18.3.1 r-t | t0 ── 198.18.3.2 turn
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ CLIENT_IP = "198.18.1.2"
 ROUTER_CLIENT_IP = "198.18.1.1"
 ROUTER_EDGE_IP = "198.18.2.1"
 EDGE_IP = "198.18.2.2"
+LAN_CLIENT_IP = "198.18.0.2"
+NAT_LAN_IP = "198.18.0.1"
+ROUTER_TURN_IP = "198.18.3.1"
+TURN_IP = "198.18.3.2"
 PREFIX = "pfl"
 
 
@@ -52,12 +59,14 @@ def require_tools(names: list[str]) -> None:
 class Lab:
     """One lab instance; names are unique per process so that labs can run side by side."""
 
-    def __init__(self, workdir: str | None = None, tag: str | None = None):
+    def __init__(self, workdir: str | None = None, tag: str | None = None, ice: bool = False):
         if os.geteuid() != 0:
             raise LabError("the lab needs root (network namespaces, nftables, tc, NFQUEUE)")
         require_tools(["ip", "iptables", "nft", "tc", "tcpdump"])
         self.tag = tag or str(os.getpid())
-        self.ns = {h: f"{PREFIX}{self.tag}-{h}" for h in ("client", "router", "edge")}
+        self.ice = ice
+        hosts = ("client", "router", "edge") + (("nat", "turn") if ice else ())
+        self.ns = {h: f"{PREFIX}{self.tag}-{h}" for h in hosts}
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="preflight-lab-"))
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.processes: list[subprocess.Popen] = []
@@ -96,18 +105,66 @@ class Lab:
             self._made.append(ns)
             run(["ip", "-n", ns, "link", "set", "lo", "up"])
         c, r, e = self.ns["client"], self.ns["router"], self.ns["edge"]
-        self._veth(c, "c0", r, "r-c")
+        # Without the NAT the client host itself is on the router's client side.
+        outside = self.ns["nat"] if self.ice else c
+        self._veth(outside, "n-w" if self.ice else "c0", r, "r-c")
         self._veth(e, "e0", r, "r-e")
-        run(["ip", "-n", c, "addr", "add", f"{CLIENT_IP}/24", "dev", "c0"])
+        wan = "n-w" if self.ice else "c0"
+        run(["ip", "-n", outside, "addr", "add", f"{CLIENT_IP}/24", "dev", wan])
         run(["ip", "-n", r, "addr", "add", f"{ROUTER_CLIENT_IP}/24", "dev", "r-c"])
         run(["ip", "-n", r, "addr", "add", f"{ROUTER_EDGE_IP}/24", "dev", "r-e"])
         run(["ip", "-n", e, "addr", "add", f"{EDGE_IP}/24", "dev", "e0"])
-        for ns, dev in ((c, "c0"), (r, "r-c"), (r, "r-e"), (e, "e0")):
+        for ns, dev in ((outside, wan), (r, "r-c"), (r, "r-e"), (e, "e0")):
             run(["ip", "-n", ns, "link", "set", dev, "up"])
-        run(["ip", "-n", c, "route", "add", "default", "via", ROUTER_CLIENT_IP])
+        run(["ip", "-n", outside, "route", "add", "default", "via", ROUTER_CLIENT_IP])
         run(["ip", "-n", e, "route", "add", "default", "via", ROUTER_EDGE_IP])
+        if self.ice:
+            n, t = self.ns["nat"], self.ns["turn"]
+            self._veth(c, "l0", n, "n-l")
+            self._veth(t, "t0", r, "r-t")
+            run(["ip", "-n", c, "addr", "add", f"{LAN_CLIENT_IP}/24", "dev", "l0"])
+            run(["ip", "-n", n, "addr", "add", f"{NAT_LAN_IP}/24", "dev", "n-l"])
+            run(["ip", "-n", r, "addr", "add", f"{ROUTER_TURN_IP}/24", "dev", "r-t"])
+            run(["ip", "-n", t, "addr", "add", f"{TURN_IP}/24", "dev", "t0"])
+            for ns, dev in ((c, "l0"), (n, "n-l"), (r, "r-t"), (t, "t0")):
+                run(["ip", "-n", ns, "link", "set", dev, "up"])
+            run(["ip", "-n", c, "route", "add", "default", "via", NAT_LAN_IP])
+            run(["ip", "-n", t, "route", "add", "default", "via", ROUTER_TURN_IP])
+            run(["ip", "netns", "exec", n, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
+            # The NAT: everything leaving the public side takes its address (nftables masquerade).
+            self.nft(n, "add table ip nat")
+            self.nft(n, "add chain ip nat postrouting { type nat hook postrouting priority srcnat; }")
+            self.nft(n, "add rule ip nat postrouting oifname n-w masquerade")
         run(["ip", "netns", "exec", r, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
         self._wait_reachable()
+
+    @staticmethod
+    def nft(ns: str, command: str) -> None:
+        run(["ip", "netns", "exec", ns, "nft", command])
+
+    def block(self, rules: list[str]) -> None:
+        """Drops traffic the client side sends through the router: nft rules (match parts of
+        `nft add rule`) in a forward chain for packets arriving on r-c, e.g. `ip daddr 198.18.2.2
+        udp`. The rule counters are the test's evidence that the drop happened."""
+        r = self.ns["router"]
+        self.nft(r, "add table inet block")
+        self.nft(r, "add chain inet block forward { type filter hook forward priority filter; }")
+        for rule in rules:
+            self.nft(r, f"add rule inet block forward iifname r-c {rule} counter drop")
+
+    def unblock(self) -> None:
+        run(["ip", "netns", "exec", self.ns["router"], "nft", "delete", "table", "inet", "block"], check=False)
+
+    def blocked_packets(self) -> int:
+        out = run(["ip", "netns", "exec", self.ns["router"], "nft", "-j", "list", "table", "inet", "block"], check=False).stdout
+        if not out:
+            return 0
+        total = 0
+        for item in json.loads(out).get("nftables", []):
+            for expr in item.get("rule", {}).get("expr", []):
+                if "counter" in expr:
+                    total += expr["counter"]["packets"]
+        return total
 
     def _veth(self, ns_a: str, dev_a: str, ns_b: str, dev_b: str) -> None:
         tmp_a, tmp_b = f"{self.tag[-6:]}{dev_a}", f"{self.tag[-6:]}{dev_b}"
@@ -163,7 +220,7 @@ class Lab:
     def sweep() -> list[str]:
         """Deletes every lab namespace left by a lab that could not clean up (e.g. SIGKILL)."""
         names = [line.split()[0] for line in run(["ip", "netns", "list"]).stdout.splitlines() if line.strip()]
-        stale = [n for n in names if re.fullmatch(rf"{PREFIX}\d+-(client|router|edge)", n)]
+        stale = [n for n in names if re.fullmatch(rf"{PREFIX}\d+-(client|router|edge|nat|turn)", n)]
         for ns in stale:
             for pid in run(["ip", "netns", "pids", ns], check=False).stdout.split():
                 try:
