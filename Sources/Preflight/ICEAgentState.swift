@@ -81,9 +81,16 @@ struct ICEAgentState {
         return value
     }
 
-    /// The UDP TURN or STUN server a datagram from `source` comes from.
+    /// The UDP TURN server, or the STUN server still being asked, a datagram from `source`
+    /// comes from. A STUN server that answered no longer claims its address: the edge's own
+    /// STUN port is also its media port.
     func udpServer(for source: SocketAddress) -> Int? {
-        servers.indices.first { servers[$0].stream == nil && servers[$0].url.transport == .udp && servers[$0].address == source }
+        servers.indices.first { index in
+            let server = servers[index]
+            guard server.stream == nil, server.url.transport == .udp, server.address == source else { return false }
+            if case .stun = server.kind { return !server.done }
+            return true
+        }
     }
 
     /// The report's records of the check list's pairs.

@@ -102,7 +102,21 @@ extension TestRun.Loop {
                 socket.send(bytes, to: address)
             } else {
                 agent.servers[index].kind = .turn(client)
-                connect(index, to: address, url: server.url, in: &group)
+                var tls: TLSConfiguration?
+                if server.url.scheme == .turns {
+                    var configuration = TLSConfiguration.makeClientConfiguration()
+                    if let file = run.options.turnTrustedCertificatesFile {
+                        do {
+                            configuration.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(file))]
+                        } catch {
+                            reportServerError(index, code: 701, text: "cannot read the trusted certificates in \(file): \(error)")
+                            try await finishGatheringIfDone()
+                            return
+                        }
+                    }
+                    tls = configuration
+                }
+                connect(index, to: address, url: server.url, tls: tls, in: &group)
             }
         } else {
             let request = STUNMessage(
@@ -115,19 +129,9 @@ extension TestRun.Loop {
         }
     }
 
-    func connect(_ index: Int, to address: SocketAddress, url: ICEServerURL, in group: inout TaskGroup<Void>) {
+    func connect(_ index: Int, to address: SocketAddress, url: ICEServerURL, tls: TLSConfiguration?, in group: inout TaskGroup<Void>) {
         let events = events
         let timeout = run.options.gatheringTimeout
-        var tls: TLSConfiguration?
-        if url.scheme == .turns {
-            var configuration = TLSConfiguration.makeClientConfiguration()
-            if let file = run.options.turnTrustedCertificatesFile {
-                if let certificates = try? NIOSSLCertificate.fromPEMFile(file) {
-                    configuration.additionalTrustRoots = [.certificates(certificates)]
-                }
-            }
-            tls = configuration
-        }
         let hostname = (try? SocketAddress(ipAddress: url.host, port: 0)) == nil ? url.host : nil
         group.addTask { [tls] in
             do throws(PreflightError) {

@@ -125,4 +125,56 @@ import Testing
             #expect(record.errorCode == ICECandidateErrorRecord.unreachable)
         }
     }
+
+    /// A self-signed certificate for 127.0.0.1 made with the openssl command (Debian `openssl`).
+    static func selfSignedCertificate() throws -> (cert: String, key: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "openssl could not make a certificate (apt-get install openssl)")
+        return (cert, key)
+    }
+
+    @Test func relayOverTLSThroughCoturnVerifiesTheServerCertificate() async throws {
+        let certificate = try Self.selfSignedCertificate()
+        let turn = try await TURNServerProcess.start(certificate: certificate)
+        defer { turn.stop() }
+        let url = try #require(turn.tlsURL)
+        let credentials = turn.credentials()
+        try await EmbeddedEdge.withRunning { edge in
+            let trusted = PreflightTest.run(options: PreflightOptions(
+                accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(2),
+                iceServers: [ICEServer(urls: [url], username: credentials.username, credential: credentials.password)],
+                iceTransportPolicy: .relay, turnTrustedCertificatesFile: certificate.cert))
+            let report = try await Self.outcome(of: trusted).get()
+            #expect(report.isTurnRequired == true)
+            #expect(report.selectedIceCandidatePair?.localCandidate.url == url)
+            #expect(report.selectedIceCandidatePair?.localCandidate.priority ?? 0 < 1 << 24)  // TLS: type preference 0
+
+            // Without trusting it, the self-signed certificate is refused: no relay, a 701 that says why.
+            let untrusted = PreflightTest.run(options: PreflightOptions(
+                accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(1),
+                iceServers: [ICEServer(urls: [url], username: credentials.username, credential: credentials.password)],
+                iceTransportPolicy: .relay))
+            guard case .failure(let error) = await Self.outcome(of: untrusted) else {
+                Issue.record("an untrusted certificate was accepted")
+                return
+            }
+            #expect(error.code == .mediaConnectionFailed)
+            let record = try #require(untrusted.partialReport.iceCandidateErrors.first)
+            #expect(record.errorCode == ICECandidateErrorRecord.unreachable)
+            #expect(record.url == url)
+        }
+    }
 }
