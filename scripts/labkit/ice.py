@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from labkit.bench import ACCOUNT, API_KEY, APP, preflight_binary
+from labkit.impair import DirectionSpec
 from labkit.lab import CLIENT_IP, EDGE_IP, TURN_IP, Lab, LabError, require_tools
 
 SIGNALING_PORT = 8080
@@ -32,10 +33,17 @@ SCENARIOS = [
     Scenario("open", [], "a direct pair (the NAT's server-reflexive address), no TURN"),
     Scenario("udp-to-edge-blocked", [f"ip daddr {EDGE_IP} udp dport != 0"], "a relay pair through coturn over UDP"),
     Scenario("all-udp-blocked", ["meta l4proto udp"], "a relay pair through coturn over TCP"),
+    Scenario("relay-rtt", [f"ip daddr {EDGE_IP} udp dport != 0"],
+             "with 15 ms on every UDP leg leaving the edge or the TURN host, the relayed RTT is the direct one plus the relay's two legs"),
     Scenario("all-blocked", [f"ip daddr {EDGE_IP} tcp dport != {SIGNALING_PORT}", f"ip daddr {TURN_IP}", "meta l4proto udp"],
              "ICE fails with 53405 within the timeouts, with a partial report"),
     Scenario("path-dies", [], "the SDK notices the dead path and fails with the partial report, no hang"),
 ]
+
+
+def mean_rtt(report: dict) -> float:
+    samples = [x["rtt"] for x in report.get("statsSamples", []) if x.get("rtt")]
+    return sum(samples) / len(samples) if samples else float("nan")
 
 
 class ICELab:
@@ -115,6 +123,9 @@ class ICELab:
         if s.blocks:
             self.lab.block(s.blocks)
         print(f"== {s.name}: {s.expect}", flush=True)
+        if s.name == "relay-rtt":
+            self.relay_rtt(s)
+            return
         if s.name == "path-dies":
             rc, report, err, elapsed = self.run_client(s.name, ["--media-timeout", "2"], duration=10, cut_after=3)
         else:
@@ -164,6 +175,23 @@ class ICELab:
             self.check(s.name, len(report.get("statsSamples", [])) >= 2, "the partial report keeps the samples before the cut")
             self.check(s.name, elapsed < 10 + 8, f"no hang: ended after {elapsed:.1f} s (test 10 s)")
             subprocess.run(["ip", "-n", self.lab.ns["router"], "link", "set", "r-c", "up"], check=False)
+
+    def relay_rtt(self, s: Scenario) -> None:
+        # Direct: client → edge (0 ms) and back (15 ms). Relayed: client → TURN (0), TURN → edge
+        # (15), edge → TURN (15), TURN → client (15): 30 ms more, the relay hop's two legs.
+        self.lab.unblock()
+        self.lab.impair(DirectionSpec(), DirectionSpec(delay=15), seed=1)
+        try:
+            rc_direct, direct, _, _ = self.run_client(f"{s.name}-direct", [], duration=3)
+            self.lab.block(s.blocks)
+            rc_relay, relayed, _, _ = self.run_client(f"{s.name}-relayed", [], duration=3)
+        finally:
+            self.lab.clear_impairments()
+        self.check(s.name, rc_direct == 0 and rc_relay == 0, f"both tests completed (exit {rc_direct}, {rc_relay})")
+        self.check(s.name, relayed.get("isTurnRequired") == "true", "the second one went through the relay")
+        d, r = mean_rtt(direct), mean_rtt(relayed)
+        self.check(s.name, 14 <= d <= 25, f"direct RTT {d:.1f} ms (one delayed leg of 15 ms)")
+        self.check(s.name, 25 <= r - d <= 37, f"relayed RTT {r:.1f} ms = direct + {r - d:.1f} ms (the relay's two legs, 30 ms)")
 
 
 def main(names: list[str] | None = None) -> int:

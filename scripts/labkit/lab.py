@@ -281,6 +281,9 @@ class Lab:
         # Without --queue-bypass a dead delayer drops everything: an impairment never silently vanishes.
         run(["ip", "netns", "exec", r, "iptables", "-A", "FORWARD", "-i", "r-c", "-p", "udp", "-j", "NFQUEUE", "--queue-num", "1"])
         run(["ip", "netns", "exec", r, "iptables", "-A", "FORWARD", "-i", "r-e", "-p", "udp", "-j", "NFQUEUE", "--queue-num", "2"])
+        if self.ice:
+            # UDP from the TURN host (to the edge or back to the client) takes the downlink spec.
+            run(["ip", "netns", "exec", r, "iptables", "-A", "FORWARD", "-i", "r-t", "-p", "udp", "-j", "NFQUEUE", "--queue-num", "2"])
         if use_nft:
             for host, spec in (("edge", up), ("client", down)):
                 if spec.loss > 0:
