@@ -222,7 +222,8 @@ extension TestRun.Loop {
     /// Nothing from the edge for the media timeout: disconnected, check every pair again; the
     /// consent timeout ends the test.
     mutating func checkLiveness(now: ContinuousClock.Instant) throws(PreflightError) {
-        guard phase == .media, let last = lastFromEdge else { return }
+        // While the end drains, the edge falls silent by design.
+        guard phase == .media, mediaEnded == nil, let last = lastFromEdge else { return }
         if agent.disconnectedSince == nil, now - last > run.options.mediaTimeout {
             agent.disconnectedSince = now
             mark(.iceConnectionState, "disconnected", at: now)

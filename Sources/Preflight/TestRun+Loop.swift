@@ -50,6 +50,8 @@ extension TestRun {
         var echoRTTs = 0
         var mediaStarted = false
         var lastSample: ContinuousClock.Instant?
+        /// When the test's media ended: sending stops, and what is still in flight drains.
+        var mediaEnded: ContinuousClock.Instant?
 
         init(run: TestRun, socket: MediaSocket, signaling: SignalingConnection, events: AsyncStream<Event>.Continuation) {
             self.run = run
@@ -119,6 +121,13 @@ extension TestRun {
                 warningsCleared: warnings.clearedRecords, networkTiming: timing,
                 isTurnRequired: selectedPair.map(\.usesRelay))
             report.setSamples(samples)
+            // Totals from everything received, including what arrived after the last sample.
+            if report.uplink != nil, let uplink = meter.uplinkTotals {
+                report.uplink?.setTotals(expected: Int(uplink.expected), lost: max(0, Int(uplink.expected) - Int(uplink.received)))
+            }
+            if report.downlink != nil, meter.downlink.expected > 0 {
+                report.downlink?.setTotals(expected: meter.downlink.expected, lost: meter.downlink.lost)
+            }
             report.application = application
             report.timeline = agent.timeline
             report.iceCandidatePairs = agent.pairRecords
@@ -178,7 +187,8 @@ extension TestRun {
             case .mediaSent(let bytes, let level):
                 meter.recordSent(bytes: bytes, audioLevel: level)
             case .sampleTick:
-                takeSample()
+                // While draining nothing is sent: no more per-second samples.
+                if mediaEnded == nil { takeSample() }
             case .watchdogTick:
                 try checkLiveness(now: clock.now)
             case .deadline(.signaling):
@@ -194,12 +204,21 @@ extension TestRun {
                     throw iceFailure("no candidate pair was selected within the ICE timeout of \(run.options.iceTimeout)")
                 }
             case .deadline(.testEnd):
-                takeFinalSample()
                 if let since = agent.disconnectedSince {
+                    takeFinalSample()
                     throw PreflightError(
                         code: .mediaConnectionFailed,
                         message: "ICE: the connection was lost \(wallTime(since) - run.startTime) ms into the test and not restored before it ended")
                 }
+                // Stop sending, then let what is in flight arrive (reordered or late packets, and
+                // the echoes carrying the edge's last view of the uplink) before the totals are
+                // read: 1.5 × the largest RTT seen, 0.1 s to 2 s.
+                mediaEnded = clock.now
+                route.set(nil)
+                let drain = min(max(1.5 * meter.roundTrips.max, 100), 2000)
+                after(.milliseconds(Int64(drain)), .deadline(.drained), in: &group)
+            case .deadline(.drained):
+                takeFinalSample()
                 return finalReport()
             case .deadline(.maximum):
                 throw PreflightError(
@@ -420,9 +439,10 @@ extension TestRun {
             sendReport(at: now)
         }
 
-        /// The closing sample, unless a tick just took one (within half a second): one sample a second.
+        /// The closing sample, unless a tick took one within half a second of the media's end:
+        /// one sample a second.
         mutating func takeFinalSample() {
-            if let last = lastSample, clock.now - last < .milliseconds(500) { return }
+            if let last = lastSample, (mediaEnded ?? clock.now) - last < .milliseconds(500) { return }
             takeSample()
         }
 

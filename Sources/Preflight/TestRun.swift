@@ -33,6 +33,7 @@ struct TestRun {
         case gathering
         case ice
         case testEnd
+        case drained
         case maximum
     }
 

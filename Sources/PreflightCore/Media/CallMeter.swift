@@ -23,8 +23,10 @@ public struct CallMeter: Sendable {
     public private(set) var bytesReceived = 0
     /// The downlink stream's receive statistics.
     public private(set) var downlink = ReceiveStatistics(minSequential: 1)
-    /// The latest cumulative uplink report from the edge.
+    /// The latest cumulative uplink report from the edge (see ``recordUplink(_:)``).
     public private(set) var uplink: UplinkReport?
+    /// The edge's latest view of the uplink, for the test's totals (see ``recordUplink(_:)``).
+    public private(set) var uplinkTotals: UplinkReport?
     /// Every RTT measured, ms.
     public private(set) var roundTrips = RunningSummary()
     /// A deliberately wrong meter for the accuracy benchmark's self-check: a reordered downlink
@@ -92,11 +94,23 @@ public struct CallMeter: Sendable {
         roundTrips.add(milliseconds)
     }
 
-    /// Records the edge's cumulative view of the uplink; an older report (fewer packets expected
-    /// than the latest, e.g. a reordered echo) is ignored.
+    /// Records the edge's cumulative view of the uplink.
+    ///
+    /// ``uplink``, which the samples read, is the report that arrived last unless it expects
+    /// fewer packets (a reordered echo): so a sample's uplink jitter is the edge's J about one
+    /// downlink delay earlier, which the accuracy benchmark checks. ``uplinkTotals`` is the edge's
+    /// latest view: its counts never go down, so a report expecting as many packets but having
+    /// received fewer is older (an echo overtaken by the echo of a late packet that filled a gap).
     public mutating func recordUplink(_ report: UplinkReport) {
-        if let uplink, report.expected < uplink.expected { return }
-        uplink = report
+        if uplink == nil || report.expected >= uplink?.expected ?? 0 {
+            uplink = report
+        }
+        if let totals = uplinkTotals,
+            report.expected < totals.expected || (report.expected == totals.expected && report.received < totals.received)
+        {
+            return
+        }
+        uplinkTotals = report
     }
 
     /// Closes the current second and returns its sample.

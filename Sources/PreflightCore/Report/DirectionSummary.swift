@@ -27,4 +27,11 @@ public struct DirectionSummary: Sendable, Hashable, Codable {
             packetsLost: last.packetsLost,
             packetsLostFraction: last.packetsExpected > 0 ? Double(last.packetsLost) / Double(last.packetsExpected) * 100 : 0)
     }
+
+    /// Sets the totals: packets expected and lost over the test, and their ratio.
+    public mutating func setTotals(expected: Int, lost: Int) {
+        packetsExpected = expected
+        packetsLost = lost
+        packetsLostFraction = expected > 0 ? Double(lost) / Double(expected) * 100 : 0
+    }
 }
