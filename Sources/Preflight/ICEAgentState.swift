@@ -7,8 +7,10 @@ import PreflightNIO
 struct ICEAgentState {
     /// Where a local candidate sends from.
     enum Path: Hashable {
-        /// The media socket itself (host and server-reflexive candidates).
+        /// The media socket itself (IPv4 host and server-reflexive candidates).
         case direct
+        /// The IPv6 media socket (IPv6 host candidates).
+        case direct6
         /// Through the TURN allocation of server `index`.
         case relay(Int)
     }

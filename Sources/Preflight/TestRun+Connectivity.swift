@@ -11,7 +11,8 @@ extension TestRun.Loop {
     mutating func startChecks(_ answer: ICEParameters, in group: inout TaskGroup<Void>) throws(PreflightError) {
         for candidate in answer.candidates {
             guard candidate.transport == "udp", let address = try? SocketAddress(ipAddress: candidate.address, port: Int(candidate.port)),
-                address.protocol == .inet, let transport = TransportAddress(host: candidate.address, port: candidate.port)
+                address.protocol == .inet || (address.protocol == .inet6 && socket6 != nil),
+                let transport = TransportAddress(host: candidate.address, port: candidate.port)
             else { continue }
             agent.remotes.append(ICEAgentState.Remote(
                 candidate: candidate, address: address, transportAddress: transport, stats: Self.stats(of: candidate, isRemote: true)))
@@ -19,7 +20,7 @@ extension TestRun.Loop {
         guard !agent.remotes.isEmpty else {
             throw PreflightError(
                 code: .mediaConnectionFailed,
-                message: "ICE: the edge offered no IPv4 UDP candidate (\(answer.candidates.map(\.sdpAttribute)))")
+                message: "ICE: the edge offered no UDP candidate this host can reach (\(answer.candidates.map(\.sdpAttribute)))")
         }
         let now = clock.now
         for index in agent.servers.indices {
@@ -61,6 +62,9 @@ extension TestRun.Loop {
         switch local.path {
         case .direct:
             return MediaRoute(socket: socket, remote: remote.address, relay: nil, channel: nil)
+        case .direct6:
+            guard let socket6 else { return nil }
+            return MediaRoute(socket: socket6, remote: remote.address, relay: nil, channel: nil)
         case .relay(let server):
             let entry = agent.servers[server]
             guard case .turn(let client) = entry.kind else { return nil }

@@ -35,8 +35,10 @@ extension TestRun.Loop {
         mark(.iceGatheringState, "gathering")
         let relayOnly = run.options.iceTransportPolicy == .relay
         if !relayOnly {
-            for host in Self.hostCandidates(port: socket.localAddress?.port ?? 0, edgeURL: run.options.edgeURL) {
-                addLocal(host, path: .direct)
+            let hosts = Self.hostCandidates(
+                port: socket.localAddress?.port ?? 0, port6: socket6?.localAddress?.port, edgeURL: run.options.edgeURL)
+            for host in hosts {
+                addLocal(host.stats, path: host.isIPv6 ? .direct6 : .direct)
             }
         }
         for server in iceServers {
@@ -84,8 +86,14 @@ extension TestRun.Loop {
 
     mutating func serverResolved(_ index: Int, _ address: SocketAddress?, group: inout TaskGroup<Void>) async throws(PreflightError) {
         guard agent.servers.indices.contains(index), !agent.servers[index].done else { return }
-        guard let address, address.protocol == .inet else {
-            reportServerError(index, code: 701, text: address == nil ? "cannot resolve \(agent.servers[index].url.host)" : "not an IPv4 server")
+        guard let address else {
+            reportServerError(index, code: 701, text: "cannot resolve \(agent.servers[index].url.host)")
+            try await finishGatheringIfDone()
+            return
+        }
+        // STUN over IPv6 goes from the IPv6 socket; TURN is reached over IPv4.
+        guard address.protocol == .inet || (address.protocol == .inet6 && socket6 != nil && !agent.servers[index].url.scheme.isTURN) else {
+            reportServerError(index, code: 701, text: "\(address) is not reachable from this host's sockets (TURN needs IPv4)")
             try await finishGatheringIfDone()
             return
         }
@@ -125,7 +133,7 @@ extension TestRun.Loop {
             guard let bytes = try? request.encoded(fingerprint: true) else { return }
             agent.servers[index].kind = .stun(ICEAgentState.STUNGathering(
                 transactionID: request.transactionID, bytes: bytes, transmissions: 1, nextRetransmit: now + .milliseconds(250)))
-            socket.send(bytes, to: address)
+            udpSocket(for: address)?.send(bytes, to: address)
         }
     }
 
@@ -164,8 +172,13 @@ extension TestRun.Loop {
         if let stream = server.stream {
             stream.send(bytes)
         } else if let address = server.address {
-            socket.send(bytes, to: address)
+            udpSocket(for: address)?.send(bytes, to: address)
         }
+    }
+
+    /// The socket that reaches `address`: the IPv6 one for IPv6.
+    func udpSocket(for address: SocketAddress) -> MediaSocket? {
+        address.protocol == .inet6 ? socket6 : socket
     }
 
     /// Retransmits gathering requests over UDP (STUN Binding: 250 ms doubling; TURN: the
@@ -181,7 +194,7 @@ extension TestRun.Loop {
                 gathering.transmissions += 1
                 gathering.nextRetransmit = now + .milliseconds(250) * (1 << min(gathering.transmissions - 1, 3))
                 agent.servers[index].kind = .stun(gathering)
-                socket.send(gathering.bytes, to: address)
+                udpSocket(for: address)?.send(gathering.bytes, to: address)
             case .turn(var client):
                 let (resend, turnEvents) = client.retransmissions(now: seconds(now))
                 agent.servers[index].kind = .turn(client)
@@ -195,7 +208,8 @@ extension TestRun.Loop {
     }
 
     /// A datagram from a UDP STUN or TURN server, or a message on a TURN connection.
-    mutating func handleServer(_ index: Int, _ datagram: Datagram) async throws(PreflightError) {
+    /// - Parameter path: the socket it came to (what is not the server's goes on as media).
+    mutating func handleServer(_ index: Int, _ datagram: Datagram, path: ICEAgentState.Path = .direct) async throws(PreflightError) {
         let bytes = Array(datagram.data.readableBytesView)
         switch agent.servers[index].kind {
         case .turn(let client):
@@ -217,7 +231,7 @@ extension TestRun.Loop {
         case .stun(let gathering):
             guard let message = try? STUNMessage(decoding: bytes), message.transactionID == gathering.transactionID else {
                 // The edge's own STUN port is also its media port: everything else is media.
-                try await inbound(datagram, path: .direct)
+                try await inbound(datagram, path: path)
                 return
             }
             guard !agent.servers[index].done else { return }
@@ -229,7 +243,7 @@ extension TestRun.Loop {
             }
             try await finishGatheringIfDone()
         case nil:
-            try await inbound(datagram, path: .direct)
+            try await inbound(datagram, path: path)
         }
     }
 
@@ -284,7 +298,9 @@ extension TestRun.Loop {
 
     mutating func addReflexive(_ mapped: TransportAddress, url: String) {
         guard !agent.locals.contains(where: { $0.candidate.address == mapped.host && $0.candidate.port == mapped.port }) else { return }
-        let base = agent.locals.first { $0.stats.candidateType == .host }
+        // The base: a host candidate of the socket the answer came to (the same family).
+        let path: ICEAgentState.Path = mapped.family == .ipv6 ? .direct6 : .direct
+        let base = agent.locals.first { $0.stats.candidateType == .host && $0.path == path }
         let foundation = agent.foundation(type: .serverReflexive, base: base?.candidate.address ?? "", server: url, transport: "udp")
         let priority = ICECandidate.priority(typePreference: 100, localPreference: 65535, component: 1)
         let candidate = ICECandidate(
@@ -294,7 +310,7 @@ extension TestRun.Loop {
             candidateType: .serverReflexive, networkId: base?.stats.networkId ?? 1, url: url, priority: Int(priority),
             networkType: base?.stats.networkType ?? "Unknown", relatedAddress: base?.candidate.address ?? "", ip: mapped.host,
             isRemote: false, relatedPort: Int(base?.candidate.port ?? 0), port: Int(mapped.port)),
-            candidate: candidate, path: .direct)
+            candidate: candidate, path: path)
     }
 
     mutating func addLocal(_ stats: ICECandidateStats, path: ICEAgentState.Path) {

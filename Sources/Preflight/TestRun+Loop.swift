@@ -14,6 +14,8 @@ extension TestRun {
     struct Loop {
         let run: TestRun
         let socket: MediaSocket
+        /// The IPv6 socket, when the host has IPv6.
+        let socket6: MediaSocket?
         let signaling: SignalingConnection
         let events: AsyncStream<Event>.Continuation
         let clock = ContinuousClock()
@@ -53,9 +55,13 @@ extension TestRun {
         /// When the test's media ended: sending stops, and what is still in flight drains.
         var mediaEnded: ContinuousClock.Instant?
 
-        init(run: TestRun, socket: MediaSocket, signaling: SignalingConnection, events: AsyncStream<Event>.Continuation) {
+        init(
+            run: TestRun, socket: MediaSocket, socket6: MediaSocket?, signaling: SignalingConnection,
+            events: AsyncStream<Event>.Continuation
+        ) {
             self.run = run
             self.socket = socket
+            self.socket6 = socket6
             self.signaling = signaling
             self.events = events
             origin = clock.now
@@ -163,6 +169,13 @@ extension TestRun {
                     try await handleServer(server, datagram)
                 } else {
                     try await inbound(datagram, path: .direct)
+                }
+                startMediaIfConnected(group: &group)
+            case .datagram6(let datagram):
+                if let server = agent.udpServer(for: datagram.source) {
+                    try await handleServer(server, datagram, path: .direct6)
+                } else {
+                    try await inbound(datagram, path: .direct6)
                 }
                 startMediaIfConnected(group: &group)
             case .turnMessage(let server, let datagram):
@@ -464,24 +477,32 @@ extension TestRun {
 
         // MARK: Candidates
 
-        static func hostCandidates(port: Int, edgeURL: String) -> [ICECandidateStats] {
-            let loopbackEdge = edgeURL.contains("://127.") || edgeURL.contains("://localhost")
-            var addresses: [(ip: String, device: String)] = []
+        /// Host candidates on every interface: IPv4 on the media socket's `port`, IPv6 (not
+        /// link-local, whose scope a candidate cannot carry) on `port6` when there is an IPv6
+        /// socket. A loopback edge is reached from loopback only, any other edge from the others.
+        static func hostCandidates(port: Int, port6: Int?, edgeURL: String) -> [(stats: ICECandidateStats, isIPv6: Bool)] {
+            let loopbackEdge = edgeURL.contains("://127.") || edgeURL.contains("://localhost") || edgeURL.contains("://[::1]")
+            var addresses: [(ip: String, device: String, isIPv6: Bool)] = []
             if let devices = try? System.enumerateDevices() {
                 for device in devices {
-                    guard let address = device.address, address.protocol == .inet, let ip = address.ipAddress else { continue }
-                    // A loopback edge is reached from loopback only; any other edge from the other interfaces.
-                    if ip.hasPrefix("127.") == loopbackEdge, !addresses.contains(where: { $0.ip == ip }) {
-                        addresses.append((ip, device.name))
+                    guard let address = device.address, let ip = address.ipAddress else { continue }
+                    let isIPv6 = address.protocol == .inet6
+                    guard address.protocol == .inet || (isIPv6 && port6 != nil && !ip.lowercased().hasPrefix("fe80")) else { continue }
+                    let isLoopback = ip.hasPrefix("127.") || ip == "::1"
+                    if isLoopback == loopbackEdge, !addresses.contains(where: { $0.ip == ip }) {
+                        addresses.append((ip, device.name, isIPv6))
                     }
                 }
             }
-            if addresses.isEmpty { addresses = [(loopbackEdge ? "127.0.0.1" : "0.0.0.0", "")] }
+            if !addresses.contains(where: { !$0.isIPv6 }) { addresses.insert((loopbackEdge ? "127.0.0.1" : "0.0.0.0", "", false), at: 0) }
+            // IPv4 first: the edge's candidates are IPv4 unless it runs on IPv6.
+            addresses.sort { !$0.isIPv6 && $1.isIPv6 }
             return addresses.enumerated().map { index, entry in
-                ICECandidateStats(
+                (ICECandidateStats(
                     candidateType: .host, networkId: index + 1,
                     priority: Int(ICECandidate.priority(typePreference: 126, localPreference: 65535 - index, component: 1)),
-                    networkType: networkType(entry.ip, device: entry.device), ip: entry.ip, isRemote: false, port: port)
+                    networkType: networkType(entry.ip, device: entry.device), ip: entry.ip, isRemote: false,
+                    port: entry.isIPv6 ? port6 ?? 0 : port), entry.isIPv6)
             }
         }
 

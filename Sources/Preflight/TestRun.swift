@@ -16,6 +16,7 @@ struct TestRun {
     enum Event: Sendable {
         case signaling(SignalingConnection.Event)
         case datagram(Datagram)
+        case datagram6(Datagram)
         case iceTick
         case serverResolved(Int, SocketAddress?)
         case turnConnected(Int, TURNStreamConnection)
@@ -49,6 +50,8 @@ struct TestRun {
 
     private func perform() async throws(PreflightError) -> PreflightReport {
         let socket = try await MediaSocket.bind()
+        // IPv6 host candidates get their own socket; a host without IPv6 simply has none.
+        let socket6 = try? await MediaSocket.bind(host: "::")
         let signaling = SignalingConnection(url: options.edgeURL, logger: logger)
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
@@ -59,7 +62,12 @@ struct TestRun {
             group.addTask {
                 for await datagram in socket.datagrams { continuation.yield(.datagram(datagram)) }
             }
-            var loop = Loop(run: self, socket: socket, signaling: signaling, events: continuation)
+            if let socket6 {
+                group.addTask {
+                    for await datagram in socket6.datagrams { continuation.yield(.datagram6(datagram)) }
+                }
+            }
+            var loop = Loop(run: self, socket: socket, socket6: socket6, signaling: signaling, events: continuation)
             loop.after(options.signalingTimeout, .deadline(.signaling), in: &group)
             let result: Result<PreflightReport, PreflightError>
             do throws(PreflightError) {
@@ -77,6 +85,7 @@ struct TestRun {
             await loop.closeICE()
             await signaling.close()
             await socket.close()
+            await socket6?.close()
             continuation.finish()
             group.cancelAll()
             return result

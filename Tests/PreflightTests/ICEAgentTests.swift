@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Preflight
 import PreflightCore
 import PreflightEdge
@@ -175,6 +176,30 @@ import Testing
             let record = try #require(untrusted.partialReport.iceCandidateErrors.first)
             #expect(record.errorCode == ICECandidateErrorRecord.unreachable)
             #expect(record.url == url)
+        }
+    }
+
+    @Test func ipv6HostCandidatesConnectToAnIPv6Edge() async throws {
+        // The edge listens on every address (dual stack) and advertises only ::1 for media.
+        // Signaling stays on 127.0.0.1: swift-websocket 1.6 cannot parse an IPv6-literal URL.
+        var configuration = EmbeddedEdge.configuration()
+        configuration.host = "::"
+        configuration.advertisedAddress = "::1"
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            let url = "ws://127.0.0.1:\(edge.addresses.http.port ?? 0)/signaling"
+            let test = PreflightTest.run(options: PreflightOptions(
+                accessToken: try await edge.token(), edgeURL: url, duration: .seconds(2)))
+            let report = try await Self.outcome(of: test).get()
+            let pair = try #require(report.selectedIceCandidatePair)
+            #expect(pair.localCandidate.ip == "::1")
+            #expect(pair.localCandidate.candidateType == .host)
+            #expect(pair.remoteCandidate.ip == "::1")
+            #expect(report.isTurnRequired == false)
+            let local = report.iceCandidates.filter { !$0.isRemote }
+            #expect(local.contains { $0.ip == "127.0.0.1" }, "the IPv4 host candidate is gathered too: \(local.map(\.ip))")
+            #expect(report.iceCandidateErrors.isEmpty, "\(report.iceCandidateErrors)")  // the edge's stun:[::1] answered
+            #expect(report.statsSamples.count >= 1)
+            #expect(report.statsSamples.allSatisfy { $0.packetsLostFraction == 0 })
         }
     }
 }
