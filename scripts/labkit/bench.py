@@ -163,12 +163,14 @@ def preflight_metrics(report: dict) -> dict:
 def truth_metrics(flow: T.FlowTruth, report: dict | None = None) -> dict:
     """The ground truth's figures. Jitter is the same estimator as the tool's: with a Preflight
     report, the mean of the true RFC 3550 J read at its samples' instants (the uplink's J as the
-    edge stood one downlink delay earlier); for irtt, the mean over every packet."""
+    edge stood when it sent the newest echo received by then); for irtt, the mean over every packet."""
     jitter_up, jitter_down = flow.up.mean_jitter_ms, flow.down.mean_jitter_ms
     if report is not None:
         times = [int(float(s["timestamp"]) * 1e6) for s in report.get("statsSamples", [])]
-        back = int(flow.down.mean_delay_ms * 1e6) if not math.isnan(flow.down.mean_delay_ms) else 0
-        up = flow.up.jitter_at([t - back for t in times])
+        # The uplink J a sample shows is the edge's J when it sent the newest echo received by
+        # then: read the truth at exactly that instant (one mean downlink delay earlier was off
+        # by up to ±60 ms of downlink jitter, about 1 ms of J at rtt300-j40).
+        up = flow.up.jitter_at(flow.down.latest_sent_before(times))
         down = flow.down.jitter_at(times)
         jitter_up = sum(up) / len(up) if up else math.nan
         jitter_down = sum(down) / len(down) if down else math.nan

@@ -54,6 +54,22 @@ class DirectionTruth:
         return out
 
 
+    def latest_sent_before(self, times_ns: list[int]) -> list[int]:
+        """For each instant, the latest send time among the packets that had arrived by then:
+        the edge instant of the newest echo a receiver holds (the SDK keeps the echo that expects
+        the most packets, i.e. the newest, when echoes arrive out of order)."""
+        import bisect
+        import itertools
+        sends = [a - int(d * 1e6) for a, d in zip(self.arrival_times_ns, self.delays_ms)]
+        newest = list(itertools.accumulate(sends, max))
+        out = []
+        for t in times_ns:
+            i = bisect.bisect_right(self.arrival_times_ns, t)
+            if i > 0:
+                out.append(newest[i - 1])
+        return out
+
+
 def rfc3550_jitter(transits_ms: Iterable[float]) -> list[float]:
     """The running interarrival jitter J after each packet, from transit times in arrival order."""
     out: list[float] = []

@@ -37,6 +37,10 @@ class DirectionTruthTests(unittest.TestCase):
         self.assertEqual(d.received_flags, [True, True, False, True, True])
         # The running jitter read at instants: before any arrival nothing, then J as it stood.
         self.assertEqual(d.jitter_at([1_000_000, 30_000_000]), [d.jitter_ms[1]])
+        # The newest send among arrivals: packet 4 (sent at 80 ms) arrived before packet 3 (60 ms),
+        # so after both the newest is still 80 ms; before any arrival there is none.
+        self.assertEqual(d.latest_sent_before([1_000_000, 30_000_000, 90_500_000, 95_000_000]),
+                         [20_000_000, 80_000_000, 80_000_000])
 
     def test_round_trip_figures(self):
         up = T.direction_truth([datagram(0, b"a")], [datagram(10, b"a")])
