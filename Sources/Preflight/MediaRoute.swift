@@ -21,25 +21,18 @@ struct MediaRoute: Sendable {
     let relay: Relay?
     /// The bound channel, once ChannelBind succeeded.
     let channel: UInt16?
+    /// The edge candidate's address as the relay names peers (XOR-PEER-ADDRESS).
+    let peer: TransportAddress?
 
     func send(_ bytes: [UInt8]) {
         guard let relay else {
             socket.send(bytes, to: remote)
             return
         }
-        let stream: Bool
-        if case .stream = relay { stream = true } else { stream = false }
-        let wrapped: [UInt8]
-        if let channel, let message = try? ChannelData(channelNumber: channel, data: bytes[...]) {
-            wrapped = message.encoded(padded: stream)
-        } else {
-            guard let peer = TransportAddress(host: remote.ipAddress ?? "", port: UInt16(clamping: remote.port ?? 0)),
-                let indication = try? STUNMessage(
-                    type: STUNMessageType(method: .send, class: .indication), transactionID: .random(),
-                    attributes: [.xorPeerAddress(peer), .data(bytes[...])]).encoded()
-            else { return }
-            wrapped = indication
-        }
+        let isStream: Bool
+        if case .stream = relay { isStream = true } else { isStream = false }
+        guard let peer, let wrapped = TURNClient.wrap(bytes, to: peer, channel: channel, isStream: isStream)
+        else { return }
         switch relay {
         case .udp(let socket, let server): socket.send(wrapped, to: server)
         case .stream(let connection): connection.send(wrapped)

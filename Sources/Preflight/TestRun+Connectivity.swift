@@ -61,10 +61,10 @@ extension TestRun.Loop {
         let remote = agent.remotes[pair.remote]
         switch local.path {
         case .direct:
-            return MediaRoute(socket: socket, remote: remote.address, relay: nil, channel: nil)
+            return MediaRoute(socket: socket, remote: remote.address, relay: nil, channel: nil, peer: nil)
         case .direct6:
             guard let socket6 else { return nil }
-            return MediaRoute(socket: socket6, remote: remote.address, relay: nil, channel: nil)
+            return MediaRoute(socket: socket6, remote: remote.address, relay: nil, channel: nil, peer: nil)
         case .relay(let server):
             let entry = agent.servers[server]
             guard case .turn(let client) = entry.kind else { return nil }
@@ -76,7 +76,9 @@ extension TestRun.Loop {
             } else {
                 return nil
             }
-            return MediaRoute(socket: socket, remote: remote.address, relay: relay, channel: client.channels[remote.transportAddress])
+            return MediaRoute(
+                socket: socket, remote: remote.address, relay: relay, channel: client.channels[remote.transportAddress],
+                peer: remote.transportAddress)
         }
     }
 
@@ -97,7 +99,7 @@ extension TestRun.Loop {
             let local = agent.locals[pair.local]
             let remoteUfrag = remoteICE?.ufrag ?? ""
             // PRIORITY: what a peer-reflexive candidate learned from this check would get.
-            let preference = Int(local.candidate.priority >> 8 & 0xFFFF)
+            let preference = local.candidate.localPreference
             var attributes: [STUNAttribute] = [
                 .username("\(remoteUfrag):\(localUfrag)"),
                 .priority(ICECandidate.priority(typePreference: local.candidate.type == .relay ? 0 : 110, localPreference: preference, component: 1)),
@@ -175,7 +177,7 @@ extension TestRun.Loop {
             return
         }
         let base = agent.locals[pair.local]
-        let preference = Int(base.candidate.priority >> 8 & 0xFFFF)
+        let preference = base.candidate.localPreference
         let priority = ICECandidate.priority(typePreference: 110, localPreference: preference, component: 1)
         let foundation = agent.foundation(type: .peerReflexive, base: base.candidate.address, server: "", transport: "udp")
         let candidate = ICECandidate(

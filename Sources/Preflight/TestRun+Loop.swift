@@ -3,7 +3,6 @@ import Logging
 import NIOCore
 @_spi(Testing) import PreflightCore
 import PreflightNIO
-import Synchronization
 
 enum TestRunApplication {
     static let recordPlayback = "record-playback"

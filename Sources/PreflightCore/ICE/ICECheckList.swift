@@ -161,11 +161,6 @@ public struct ICECheckList: Sendable {
         selected == nil && pairs.allSatisfy { $0.state == .failed }
     }
 
-    /// Whether a check is outstanding or a pair still waits to be checked.
-    public var isChecking: Bool {
-        pairs.contains { $0.state == .waiting || $0.state == .frozen || $0.state == .inProgress } || nominating != nil
-    }
-
     /// The checks due at `now`: retransmissions whose timer expired, and at most one new check per
     /// `Ta` (a nomination first, else the best waiting pair, else the best frozen one).
     public mutating func poll(now: Double) -> [Check] {

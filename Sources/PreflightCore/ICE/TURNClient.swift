@@ -123,7 +123,13 @@ public struct TURNClient: Sendable {
     /// `payload` wrapped for `peer`: ChannelData when a channel is bound (padded on a stream),
     /// else a Send indication (RFC 8656 §10, §12).
     public func wrap(_ payload: [UInt8], to peer: TransportAddress) -> [UInt8]? {
-        if let channel = channels[peer], let message = try? ChannelData(channelNumber: channel, data: payload[...]) {
+        Self.wrap(payload, to: peer, channel: channels[peer], isStream: isStream)
+    }
+
+    /// `payload` wrapped for `peer`: ChannelData on `channel` (padded on a stream), or a Send
+    /// indication without one. For senders that hold a channel number but not the client.
+    public static func wrap(_ payload: [UInt8], to peer: TransportAddress, channel: UInt16?, isStream: Bool) -> [UInt8]? {
+        if let channel, let message = try? ChannelData(channelNumber: channel, data: payload[...]) {
             return message.encoded(padded: isStream)
         }
         let indication = STUNMessage(

@@ -19,17 +19,6 @@ public struct ConnectionStateEvent: Sendable, Hashable, Codable {
         public static let iceCandidate = Self(rawValue: "ice-candidate")
         /// The name.
         public var description: String { rawValue }
-
-        /// Decodes the name.
-        public init(from decoder: any Decoder) throws {
-            rawValue = try decoder.singleValueContainer().decode(String.self)
-        }
-
-        /// Encodes the name.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(rawValue)
-        }
     }
 
     /// The group, e.g. `ice-connection-state`.

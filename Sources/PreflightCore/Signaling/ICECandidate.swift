@@ -52,6 +52,10 @@ public struct ICECandidate: Sendable, Hashable, Codable {
         return type << 24 | local << 8 | (256 - component)
     }
 
+    /// The local preference inside ``priority`` (bits 8–23), which a peer-reflexive candidate
+    /// learned from this one keeps (RFC 8445 §7.1.1).
+    public var localPreference: Int { Int(priority >> 8 & 0xFFFF) }
+
     /// The recommended type preference of RFC 8445 §5.1.2.2 for a candidate type.
     public static func recommendedTypePreference(for type: ICECandidateType) -> Int {
         switch type {

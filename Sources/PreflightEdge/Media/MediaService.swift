@@ -407,7 +407,7 @@ public final class MediaService: Sendable {
         guard let session, parts.count == 2, parts[1] == session.credentials.remoteUfrag,
             (try? layout.verifyIntegrity(key: session.key, in: buffer)) != nil
         else { return .refuse(code: 401, transactionID: layout.transactionID) }
-        guard let mapped = TransportAddress(host: source.ipAddress ?? "", port: UInt16(clamping: source.port ?? 0)) else {
+        guard let mapped = Self.transportAddress(source) else {
             return .ignore
         }
         let nominated = layout.value(of: .useCandidate, in: buffer) != nil
@@ -431,7 +431,7 @@ public final class MediaService: Sendable {
 
     /// The answer to a plain Binding request: XOR-MAPPED-ADDRESS and FINGERPRINT, no integrity.
     private func reflect(_ transactionID: STUNTransactionID, from source: SocketAddress) -> CheckOutcome {
-        guard let mapped = TransportAddress(host: source.ipAddress ?? "", port: UInt16(clamping: source.port ?? 0)) else {
+        guard let mapped = Self.transportAddress(source) else {
             return .ignore
         }
         let response = STUNMessage(
@@ -440,5 +440,10 @@ public final class MediaService: Sendable {
         guard let encoded = try? response.encoded(fingerprint: true) else { return .ignore }
         state.withLock { $0.counters.bindingsAnswered += 1 }
         return .answer(encoded)
+    }
+
+    /// `source` as a STUN transport address (for XOR-MAPPED-ADDRESS).
+    private static func transportAddress(_ source: SocketAddress) -> TransportAddress? {
+        TransportAddress(host: source.ipAddress ?? "", port: UInt16(clamping: source.port ?? 0))
     }
 }
