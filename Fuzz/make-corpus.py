@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora (Fuzz/Corpus/<target>/) and dictionaries (Fuzz/Dictionaries/).
+
+Seeds are the test vectors of Tests/PreflightCoreTests (RFC 5769, the RTP fixtures, the signaling
+and report examples) plus a few messages built here for the paths those vectors miss: STUN signed
+with the harnesses' fixed key (so the integrity-success path is covered), TURN attributes, RTCP
+report types, and access tokens in each of the harness's three input shapes. Re-run it after
+changing a harness's key or input shape; the output is deterministic.
+"""
+import hashlib
+import hmac
+import json
+import os
+import struct
+import zlib
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+KEY = b"fuzz-password-0123456789"  # the STUN harnesses' fixed integrity key
+COOKIE = 0x2112A442
+TID = bytes.fromhex("b7e7a701bc34d686fa87dfae")
+
+
+def hexbytes(text):
+    return bytes.fromhex("".join(text.split()))
+
+
+def attr(kind, value, pad=b"\0"):
+    return struct.pack("!HH", kind, len(value)) + value + pad * ((4 - len(value) % 4) % 4)
+
+
+def stun(mtype, attrs, integrity=None, sha256=False, fingerprint=False):
+    """A STUN message; MESSAGE-INTEGRITY(-SHA256) and FINGERPRINT computed as RFC 8489 says."""
+    body = b"".join(attrs)
+
+    def header(length):
+        return struct.pack("!HHI", mtype, length, COOKIE) + TID
+
+    if integrity is not None:
+        size = 32 if sha256 else 20
+        digest = hashlib.sha256 if sha256 else hashlib.sha1
+        mac = hmac.new(integrity, header(len(body) + 4 + size) + body, digest).digest()
+        body += attr(0x001C if sha256 else 0x0008, mac)
+    if fingerprint:
+        crc = zlib.crc32(header(len(body) + 8) + body) ^ 0x5354554E
+        body += attr(0x8028, struct.pack("!I", crc))
+    return header(len(body)) + body
+
+
+def xor_address(port, ip4):
+    return struct.pack("!BBH", 0, 1, port ^ (COOKIE >> 16)) + struct.pack("!I", ip4 ^ COOKIE)
+
+
+RFC5769 = [
+    """00 01 00 58 21 12 a4 42 b7 e7 a7 01 bc 34 d6 86 fa 87 df ae 80 22 00 10 53 54 55 4e 20 74 65 73
+    74 20 63 6c 69 65 6e 74 00 24 00 04 6e 00 01 ff 80 29 00 08 93 2f f9 b1 51 26 3b 36 00 06 00 09
+    65 76 74 6a 3a 68 36 76 59 20 20 20 00 08 00 14 9a ea a7 0c bf d8 cb 56 78 1e f2 b5 b2 d3 f2 49
+    c1 b5 71 a2 80 28 00 04 e5 7a 3b cf""",
+    """01 01 00 3c 21 12 a4 42 b7 e7 a7 01 bc 34 d6 86 fa 87 df ae 80 22 00 0b 74 65 73 74 20 76 65 63
+    74 6f 72 20 00 20 00 08 00 01 a1 47 e1 12 a6 43 00 08 00 14 2b 91 f5 99 fd 9e 90 c3 8c 74 89 f9
+    2a f9 ba 53 f0 6b e7 d7 80 28 00 04 c0 7d 4c 96""",
+    """01 01 00 48 21 12 a4 42 b7 e7 a7 01 bc 34 d6 86 fa 87 df ae 80 22 00 0b 74 65 73 74 20 76 65 63
+    74 6f 72 20 00 20 00 14 00 02 a1 47 01 13 a9 fa a5 d3 f1 79 bc 25 f4 b5 be d2 b9 d9 00 08 00 14
+    a3 82 95 4e 4b e6 7b f1 17 84 c9 7c 82 92 c2 75 bf e3 ed 41 80 28 00 04 c8 fb 0b 4c""",
+    """00 01 00 60 21 12 a4 42 78 ad 34 33 c6 ad 72 c0 29 da 41 2e 00 06 00 12 e3 83 9e e3 83 88 e3 83
+    aa e3 83 83 e3 82 af e3 82 b9 00 00 00 15 00 1c 66 2f 2f 34 39 39 6b 39 35 34 64 36 4f 4c 33 34
+    6f 4c 39 46 53 54 76 79 36 34 73 41 00 14 00 0b 65 78 61 6d 70 6c 65 2e 6f 72 67 00 00 08 00 14
+    f6 70 24 65 6d d6 4a 3e 02 b8 e0 71 2e 85 c9 a2 8c a8 96 66""",
+]
+
+ice_check = [attr(0x0006, b"fuzz:user"), attr(0x0024, struct.pack("!I", 1853824767)),
+             attr(0x802A, bytes(8)), attr(0x0025, b"")]
+STUN = [hexbytes(v) for v in RFC5769] + [
+    stun(0x0001, ice_check, integrity=KEY, fingerprint=True),
+    stun(0x0001, ice_check, integrity=KEY, sha256=True, fingerprint=True),
+    stun(0x0101, [attr(0x0020, xor_address(40000, 0x7F000001))], integrity=KEY, fingerprint=True),
+    stun(0x0113, [attr(0x0009, b"\0\0\x04\x01Unauthorized"), attr(0x0014, b"example.org"),
+                  attr(0x0015, b"nonce-123"), attr(0x8022, b"coturn"), attr(0x000A, b"\0\x2a\x80\x99")]),
+    stun(0x0103, [attr(0x0016, xor_address(50000, 0xC6120001)), attr(0x0020, xor_address(40000, 0x7F000001)),
+                  attr(0x000D, struct.pack("!I", 600))], integrity=KEY, fingerprint=True),
+    stun(0x0003, [attr(0x0019, b"\x11\0\0\0"), attr(0x0006, b"user"), attr(0x0014, b"example.org"),
+                  attr(0x0015, b"nonce-123"), attr(0x001D, b"\0\x02\0\0"), attr(0x8002, b"\0\x01\0\0\0\x02\0\0")],
+         integrity=KEY),
+    stun(0x0016, [attr(0x0012, xor_address(50000, 0xC6120001)), attr(0x0013, b"hello")]),
+    stun(0x0009, [attr(0x000C, b"\x40\0\0\0"), attr(0x0012, xor_address(50000, 0xC6120001))], integrity=KEY),
+    stun(0x0001, [attr(0x8028, b"")]),  # a zero-length FINGERPRINT
+    stun(0x0001, [attr(0x0008, b"")]),  # a zero-length MESSAGE-INTEGRITY
+]
+
+RTP = [
+    hexbytes("92 80 12 34 00 00 06 40 de ad be ef 01 02 03 04 05 06 07 08 be de 00 03 10 a0 21 b0 b1 00 00"
+             "33 c0 c1 c2 c3 ff 7f 00 80"),
+    hexbytes("b0 60 ff ff ff ff ff ff 00 00 00 01 10 05 00 03 01 00 02 01 aa 00 03 04 b0 b1 b2 b3 11 22 33"
+             "00 00 00 04"),
+    hexbytes("80 00 00 01 00 00 00 a0 00 00 00 2a"),
+    # The media extensions' shape: one-byte ids 1-3 carrying 8-byte times and an echo report.
+    hexbytes("90 00 00 02 00 00 01 40 00 00 00 2a be de 00 05 17 00 00 00 00 00 01 e2 40 27 00 00 00 00 00"
+             "03 0d 40 00 00 00 7f 7f 7f 7f"),
+]
+
+RTCP = [
+    # SR with one report block, then SDES with a CNAME.
+    hexbytes("81 c8 00 0c de ad be ef e9 00 00 00 80 00 00 00 00 00 06 40 00 00 00 0a 00 00 06 40"
+             "00 00 00 2a 01 00 00 03 00 00 12 34 00 00 00 05 00 00 00 00 00 00 00 00"
+             "81 ca 00 03 de ad be ef 01 05 61 6c 69 63 65 00"),
+    # RR with no block, then BYE with a reason.
+    hexbytes("80 c9 00 01 de ad be ef 81 cb 00 03 de ad be ef 04 64 6f 6e 65 00 00 00"),
+    # RR, then an APP packet (an unknown type) with padding.
+    hexbytes("80 c9 00 01 de ad be ef a0 cc 00 03 de ad be ef 6e 61 6d 65 00 00 00 04"),
+]
+
+CHANNEL_DATA = [hexbytes("40 00 00 05 68 65 6c 6c 6f 00 00 00"), hexbytes("4f ff 00 00"),
+                hexbytes("40 01 00 04 de ad be ef")]
+
+
+def records(stream, sizes):
+    """The framer harness's input: each record is one size byte and that many stream bytes."""
+    out, index, turn = b"", 0, 0
+    while index < len(stream):
+        size = sizes[turn % len(sizes)]
+        out += bytes([size]) + stream[index:index + size]
+        index, turn = index + size, turn + 1
+    return out
+
+
+stream = STUN[4] + CHANNEL_DATA[0] + STUN[7] + CHANNEL_DATA[1] + STUN[10]
+FRAMER = [records(stream, [255]), records(stream, [1, 7, 3]), records(stream, [19, 20, 64]),
+          records(CHANNEL_DATA[0] + b"\x80\0\0\0", [5])]
+
+candidate = {"foundation": "1", "component": 1, "transport": "udp", "priority": 2130706431,
+             "address": "127.0.0.1", "port": 4000, "type": "host"}
+ice = {"ufrag": "aB3d", "pwd": "0123456789abcdefghij+/", "lite": False, "candidates": [
+    candidate, dict(candidate, foundation="2", type="srflx", relatedAddress="198.18.0.1", relatedPort=40000)]}
+SIGNALING = [json.dumps(m, separators=(",", ":")).encode() for m in [
+    {"type": "hello", "token": "eyJ.x.y", "client": "preflight-swift/0.1.0"},
+    {"type": "welcome", "edge": "lab", "sessionId": "S1", "iceServers": [
+        {"urls": ["stun:198.18.0.3:3478", "turn:198.18.0.3?transport=tcp"], "username": "u", "credential": "c"}]},
+    {"type": "invite", "ice": ice, "codecs": ["PCMU", "opus"], "params": {"app": "echo"}},
+    {"type": "ringing", "callSid": "CA123"},
+    {"type": "answer", "callSid": "CA1", "codec": "PCMU", "payloadType": 0, "application": "echo", "ice": ice},
+    {"type": "hangup", "callSid": "CA123", "reason": "completed", "code": 0},
+    {"type": "error", "code": 20104, "message": "access token expired", "callSid": "CA1"},
+]]
+
+ICE_CANDIDATES = [s.encode() for s in [
+    "candidate:1 1 udp 2130706431 198.18.0.1 40000 typ host",
+    "a=candidate:2 1 UDP 1694498815 198.19.0.1 50000 typ srflx raddr 198.18.0.1 rport 40000 generation 0",
+    "candidate:3 1 tcp 1518280447 ::1 9 typ host tcptype active",
+    "candidate:4 1 udp 16777215 203.0.113.9 3478 typ relay raddr 0.0.0.0 rport 0 network-id 1",
+]]
+
+with open(os.path.join(ROOT, "..", "Tests", "PreflightCoreTests", "Fixtures", "example-report.json"), "rb") as f:
+    REPORT = [f.read(), b'{"samples":[],"warnings":[]}']
+
+
+def b64url(data):
+    import base64
+    return base64.urlsafe_b64encode(data).rstrip(b"=")
+
+
+claims = {"jti": "SKfuzz-1700000000-1", "iss": "SKfuzz", "sub": "ACfuzz", "iat": 1699999000, "exp": 1700003600,
+          "grants": {"identity": "alice", "voice": {"outgoing": {"application_sid": "AP1", "params": {"a": "b"}},
+                                                    "incoming": {"allow": True}}}}
+payload = json.dumps(claims, separators=(",", ":")).encode()
+header = b'{"alg":"HS256","typ":"JWT","cty":"twilio-fpa;v=1"}'
+TOKENS = [
+    b"\x00" + b64url(header) + b"." + b64url(payload) + b".c2lnbmF0dXJl",
+    b"\x01" + payload, b"\x05" + payload,
+    b"\x01" + json.dumps(dict(claims, exp=-1e300), separators=(",", ":")).encode(),
+    b"\x01" + json.dumps(dict(claims, nbf=1800000000), separators=(",", ":")).encode(),
+    b"\x02" + header + b"\n" + payload,
+    b"\x02" + b'{"alg":"none"}' + b"\n" + payload,
+]
+
+CORPORA = {
+    "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
+    "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
+    "FuzzICECandidate": ICE_CANDIDATES, "FuzzReportJSON": REPORT, "FuzzAccessToken": TOKENS,
+}
+
+
+def dictionary(entries):
+    return "".join('"%s"\n' % "".join("\\x%02x" % b for b in e) for e in entries)
+
+
+def json_keys(texts):
+    keys = set()
+
+    def walk(value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                keys.add(k)
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+    for text in texts:
+        walk(json.loads(text))
+    return sorted(keys)
+
+
+STUN_TYPES = [0x0001, 0x0006, 0x0008, 0x0009, 0x000A, 0x000C, 0x000D, 0x0012, 0x0013, 0x0014, 0x0015, 0x0016,
+              0x0019, 0x001C, 0x001D, 0x001E, 0x0020, 0x0024, 0x0025, 0x8002, 0x8022, 0x8023, 0x8028, 0x8029, 0x802A]
+DICTIONARIES = {
+    "stun": dictionary([struct.pack("!I", COOKIE)] + [struct.pack("!H", t) for t in STUN_TYPES]
+                       + [struct.pack("!H", t) for t in (0x0001, 0x0101, 0x0111, 0x0003, 0x0113, 0x0016, 0x0009)]),
+    "rtp": dictionary([b"\xbe\xde", b"\x10\x00", b"\x80", b"\x90", b"\xb0"]),
+    "rtcp": dictionary([bytes([t]) for t in (200, 201, 202, 203, 204)] + [b"\x81\xc8", b"\x81\xc9", b"\x81\xca"]),
+    "json": "".join('"\\"%s\\""\n' % k for k in json_keys(SIGNALING + REPORT + [payload]))
+    + "".join('"%s"\n' % s for s in ("hello", "welcome", "invite", "ringing", "answer", "hangup", "error", "null",
+                                     "true", "false", "1e300", "-1e300", "HS256", "JWT")),
+    "sdp": "".join('"%s"\n' % s for s in ("candidate:", "a=", " typ ", "host", "srflx", "prflx", "relay", " raddr ",
+                                          " rport ", " tcptype ", "udp", "tcp", "::1", "127.0.0.1")),
+}
+
+for target, seeds in CORPORA.items():
+    folder = os.path.join(ROOT, "Corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    for index, seed in enumerate(seeds):
+        with open(os.path.join(folder, "seed-%02d" % index), "wb") as f:
+            f.write(seed)
+os.makedirs(os.path.join(ROOT, "Dictionaries"), exist_ok=True)
+for name, text in DICTIONARIES.items():
+    with open(os.path.join(ROOT, "Dictionaries", name + ".dict"), "w") as f:
+        f.write(text)
