@@ -17,7 +17,7 @@ public struct ServeCommand: AsyncParsableCommand {
             PREFLIGHT_MEDIA_PORT, PREFLIGHT_ADVERTISE, PREFLIGHT_ADVERTISE_PORT, PREFLIGHT_EDGE_NAME, PREFLIGHT_API_KEY, \
             PREFLIGHT_API_SECRET, PREFLIGHT_APPS ("AP…=echo,AP…=record-playback"), \
             PREFLIGHT_ACCOUNT, PREFLIGHT_MAX_SESSIONS, PREFLIGHT_MAX_SESSIONS_PER_ACCOUNT, PREFLIGHT_MAX_SESSIONS_PER_IDENTITY, \
-            PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE. Without --app the \
+            PREFLIGHT_SIGNALING_TIMEOUT, PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE. Without --app the \
             embedded edge's application sids are served. Once listening, the edge prints \
             "signaling <url>" and "media <address>" on standard output; logs go to standard error.
             """
@@ -61,6 +61,8 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-sessions"), help: "Signaling sessions served at once (default 1000).")
     public var maxSessions: Int?
     /// Test duration limit.
+    @Option(name: .customLong("signaling-timeout"), help: "Seconds a connection may take to send hello, and then invite (default 10).")
+    public var signalingTimeout: Int?
     @Option(name: .customLong("max-duration"), help: "Longest test call in seconds (default 120).")
     public var maxDuration: Int?
     /// Per-source packet rate.
@@ -135,6 +137,10 @@ public struct ServeCommand: AsyncParsableCommand {
         let sessions = try number(maxSessions, "PREFLIGHT_MAX_SESSIONS", default: 1000)
         let duration = try number(maxDuration, "PREFLIGHT_MAX_DURATION", default: 120)
         guard sessions > 0, duration > 0 else { throw ValidationError("--max-sessions and --max-duration must be positive") }
+        let helloTimeout = try number(signalingTimeout, "PREFLIGHT_SIGNALING_TIMEOUT", default: 10)
+        guard (1...3600).contains(helloTimeout) else {
+            throw ValidationError("--signaling-timeout must be 1 to 3600 seconds, got \(helloTimeout)")
+        }
         let perAccount = try number(maxSessionsPerAccount, "PREFLIGHT_MAX_SESSIONS_PER_ACCOUNT", default: 500)
         let perIdentity = try number(maxSessionsPerIdentity, "PREFLIGHT_MAX_SESSIONS_PER_IDENTITY", default: 5)
         guard perAccount > 0, perIdentity > 0 else {
@@ -164,10 +170,11 @@ public struct ServeCommand: AsyncParsableCommand {
             advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"], advertisedMediaPort: advertisedPort,
             edgeName: edgeName ?? environment["PREFLIGHT_EDGE_NAME"] ?? "local", apiKeys: [key: secret],
             accounts: [key: accountSID], applications: applications,
-            applicationAccounts: applications.mapValues { _ in accountSID }, iceServers: servers.isEmpty ? [] : [ICEServer(urls: servers)], turnSecret: sharedSecret,
+            applicationAccounts: applications.mapValues { _ in accountSID },
+            iceServers: servers.isEmpty ? [] : [ICEServer(urls: servers)], turnSecret: sharedSecret,
             turnCredentialLifetime: .seconds(lifetime), offersSTUN: !noEdgeSTUN, maximumSessions: sessions,
             maximumSessionsPerAccount: perAccount, maximumSessionsPerIdentity: perIdentity,
-            maximumTestDuration: .seconds(duration), media: media)
+            maximumTestDuration: .seconds(duration), signalingTimeout: .seconds(helloTimeout), media: media)
     }
 
     /// Runs the edge until SIGINT or SIGTERM.
