@@ -23,12 +23,19 @@ public struct SessionAdmissions: Sendable {
         }
     }
 
-    /// Who holds a slot: released with ``release(_:)``.
+    /// Who holds a slot: released with ``release(_:)``, once (a second release changes nothing).
     public struct Holder: Sendable, Hashable {
         /// The account sid.
-        public var account: String
+        public let account: String
         /// The identity within the account.
-        public var identity: String
+        public let identity: String
+        /// Tells this admission apart from the same identity's others.
+        let serial: Int
+    }
+
+    struct Member: Hashable {
+        var account: String
+        var identity: String
     }
 
     /// The limits in force.
@@ -36,7 +43,9 @@ public struct SessionAdmissions: Sendable {
     /// Sessions admitted now.
     public private(set) var total = 0
     private var accounts: [String: Int] = [:]
-    private var identities: [Holder: Int] = [:]
+    private var identities: [Member: Int] = [:]
+    private var live: Set<Int> = []
+    private var nextSerial = 0
 
     /// No sessions yet.
     public init(limits: Limits) {
@@ -47,7 +56,7 @@ public struct SessionAdmissions: Sendable {
     /// - Throws: ``PreflightError`` 70101 (``PreflightError/Code/edgeAtCapacity``) when the edge is
     ///   full, 70104 (``PreflightError/Code/sessionLimitReached``) when the account or identity is.
     public mutating func admit(account: String, identity: String) throws(PreflightError) -> Holder {
-        let holder = Holder(account: account, identity: identity)
+        let member = Member(account: account, identity: identity)
         guard total < limits.total else {
             throw PreflightError(code: .edgeAtCapacity, message: "edge at capacity: \(limits.total) sessions")
         }
@@ -56,22 +65,26 @@ public struct SessionAdmissions: Sendable {
                 code: .sessionLimitReached,
                 message: "account \(UntrustedText.quoted(account)) holds its maximum of \(limits.perAccount) sessions")
         }
-        guard identities[holder, default: 0] < limits.perIdentity else {
+        guard identities[member, default: 0] < limits.perIdentity else {
             throw PreflightError(
                 code: .sessionLimitReached,
                 message: "identity \(UntrustedText.quoted(identity)) holds its maximum of \(limits.perIdentity) sessions")
         }
         total += 1
         accounts[account, default: 0] += 1
-        identities[holder, default: 0] += 1
-        return holder
+        identities[member, default: 0] += 1
+        nextSerial += 1
+        live.insert(nextSerial)
+        return Holder(account: account, identity: identity, serial: nextSerial)
     }
 
     /// Frees the slot `holder` was admitted with.
     public mutating func release(_ holder: Holder) {
-        guard let held = identities[holder], held > 0 else { return }
+        guard live.remove(holder.serial) != nil else { return }
+        let member = Member(account: holder.account, identity: holder.identity)
         total -= 1
-        identities[holder] = held > 1 ? held - 1 : nil
+        let held = identities[member, default: 1]
+        identities[member] = held > 1 ? held - 1 : nil
         let account = accounts[holder.account, default: 1]
         accounts[holder.account] = account > 1 ? account - 1 : nil
     }
