@@ -51,9 +51,10 @@ struct LoadRun {
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Result {
         let edge = try EdgeProcess.start(
             executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-            arguments: ["--max-sessions", "\(sessions + 10)", "--log-level", "warning"])
+            arguments: [
+                "--max-sessions", "\(sessions + 10)", "--max-sessions-per-account", "\(sessions + 10)", "--log-level", "warning",
+            ])
         defer { edge.stop() }
-        let token = try await edge.token(application: .echo, identity: "load")
         progress("load: edge pid \(edge.pid) at \(edge.signalingURL); connecting \(sessions) sessions")
 
         let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -61,9 +62,11 @@ struct LoadRun {
             var clients: [LoadClient] = []
             var started = 0
             // Connect at most 50 at a time: a fair ramp, not a SYN flood of the loopback listener.
-            for _ in 0..<sessions {
+            for index in 0..<sessions {
                 if started - clients.count >= 50, let client = try await group.next() { client.map { clients.append($0) } }
                 started += 1
+                // One identity per session, as real users: the edge limits sessions per identity.
+                let token = try await edge.token(application: .echo, identity: "load-\(index)")
                 group.addTask { try? await LoadClient.connect(url: edge.signalingURL, token: token, logger: logger) }
             }
             for try await client in group { client.map { clients.append($0) } }

@@ -16,7 +16,8 @@ public struct ServeCommand: AsyncParsableCommand {
             Every option can also come from the environment: PREFLIGHT_HOST, PREFLIGHT_PORT, \
             PREFLIGHT_MEDIA_PORT, PREFLIGHT_ADVERTISE, PREFLIGHT_ADVERTISE_PORT, PREFLIGHT_EDGE_NAME, PREFLIGHT_API_KEY, \
             PREFLIGHT_API_SECRET, PREFLIGHT_APPS ("AP…=echo,AP…=record-playback"), \
-            PREFLIGHT_MAX_SESSIONS, PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE. Without --app the \
+            PREFLIGHT_ACCOUNT, PREFLIGHT_MAX_SESSIONS, PREFLIGHT_MAX_SESSIONS_PER_ACCOUNT, PREFLIGHT_MAX_SESSIONS_PER_IDENTITY, \
+            PREFLIGHT_SIGNALING_TIMEOUT, PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE. Without --app the \
             embedded edge's application sids are served. Once listening, the edge prints \
             "signaling <url>" and "media <address>" on standard output; logs go to standard error.
             """
@@ -48,12 +49,20 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("api-secret"), help: "API key secret (at least 32 bytes).")
     public var apiSecret: String?
     /// Application routes.
+    @Option(name: .customLong("account"), help: "The account sid the API key belongs to: tokens must name it as their subject (PREFLIGHT_ACCOUNT).")
+    public var account: String?
+    @Option(name: .customLong("max-sessions-per-account"), help: "Sessions one account holds at once (default 500).")
+    public var maxSessionsPerAccount: Int?
+    @Option(name: .customLong("max-sessions-per-identity"), help: "Sessions one identity holds at once (default 5).")
+    public var maxSessionsPerIdentity: Int?
     @Option(name: .customLong("app"), help: "An application route SID=echo|record-playback (repeatable).")
     public var apps: [String] = []
     /// Session limit.
     @Option(name: .customLong("max-sessions"), help: "Signaling sessions served at once (default 1000).")
     public var maxSessions: Int?
     /// Test duration limit.
+    @Option(name: .customLong("signaling-timeout"), help: "Seconds a connection may take to send hello, and then invite (default 10).")
+    public var signalingTimeout: Int?
     @Option(name: .customLong("max-duration"), help: "Longest test call in seconds (default 120).")
     public var maxDuration: Int?
     /// Per-source packet rate.
@@ -97,6 +106,9 @@ public struct ServeCommand: AsyncParsableCommand {
         guard let secret = apiSecret ?? environment["PREFLIGHT_API_SECRET"] else {
             throw ValidationError("an API key secret is needed: --api-secret or PREFLIGHT_API_SECRET")
         }
+        guard let accountSID = account ?? environment["PREFLIGHT_ACCOUNT"], !accountSID.isEmpty else {
+            throw ValidationError("the API key's account sid is needed: --account or PREFLIGHT_ACCOUNT")
+        }
         var routes = apps
         if routes.isEmpty, let text = environment["PREFLIGHT_APPS"] {
             routes = text.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) }
@@ -125,6 +137,15 @@ public struct ServeCommand: AsyncParsableCommand {
         let sessions = try number(maxSessions, "PREFLIGHT_MAX_SESSIONS", default: 1000)
         let duration = try number(maxDuration, "PREFLIGHT_MAX_DURATION", default: 120)
         guard sessions > 0, duration > 0 else { throw ValidationError("--max-sessions and --max-duration must be positive") }
+        let helloTimeout = try number(signalingTimeout, "PREFLIGHT_SIGNALING_TIMEOUT", default: 10)
+        guard (1...3600).contains(helloTimeout) else {
+            throw ValidationError("--signaling-timeout must be 1 to 3600 seconds, got \(helloTimeout)")
+        }
+        let perAccount = try number(maxSessionsPerAccount, "PREFLIGHT_MAX_SESSIONS_PER_ACCOUNT", default: 500)
+        let perIdentity = try number(maxSessionsPerIdentity, "PREFLIGHT_MAX_SESSIONS_PER_IDENTITY", default: 5)
+        guard perAccount > 0, perIdentity > 0 else {
+            throw ValidationError("--max-sessions-per-account and --max-sessions-per-identity must be positive")
+        }
         var media = MediaService.Configuration()
         if let rate = packetRate ?? environment["PREFLIGHT_PACKET_RATE"].flatMap(Double.init) {
             guard rate > 0 else { throw ValidationError("--packet-rate must be positive, got \(rate)") }
@@ -148,9 +169,12 @@ public struct ServeCommand: AsyncParsableCommand {
             host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,
             advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"], advertisedMediaPort: advertisedPort,
             edgeName: edgeName ?? environment["PREFLIGHT_EDGE_NAME"] ?? "local", apiKeys: [key: secret],
-            applications: applications, iceServers: servers.isEmpty ? [] : [ICEServer(urls: servers)], turnSecret: sharedSecret,
+            accounts: [key: accountSID], applications: applications,
+            applicationAccounts: applications.mapValues { _ in accountSID },
+            iceServers: servers.isEmpty ? [] : [ICEServer(urls: servers)], turnSecret: sharedSecret,
             turnCredentialLifetime: .seconds(lifetime), offersSTUN: !noEdgeSTUN, maximumSessions: sessions,
-            maximumTestDuration: .seconds(duration), media: media)
+            maximumSessionsPerAccount: perAccount, maximumSessionsPerIdentity: perIdentity,
+            maximumTestDuration: .seconds(duration), signalingTimeout: .seconds(helloTimeout), media: media)
     }
 
     /// Runs the edge until SIGINT or SIGTERM.

@@ -34,6 +34,7 @@ public struct EdgeProcess: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["PREFLIGHT_API_KEY"] = EmbeddedEdge.apiKeySID
         environment["PREFLIGHT_API_SECRET"] = secret
+        environment["PREFLIGHT_ACCOUNT"] = EmbeddedEdge.accountSID
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output

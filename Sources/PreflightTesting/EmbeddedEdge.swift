@@ -50,8 +50,9 @@ public struct EmbeddedEdge: Sendable {
     /// both applications. Adjust limits on the value before passing it to ``withRunning(configuration:logger:_:)``.
     public static func configuration(secret: String = randomSecret()) -> EdgeConfiguration {
         EdgeConfiguration(
-            host: "127.0.0.1", edgeName: "local", apiKeys: [apiKeySID: secret],
-            applications: Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (applicationSID($0), $0) }))
+            host: "127.0.0.1", edgeName: "local", apiKeys: [apiKeySID: secret], accounts: [apiKeySID: accountSID],
+            applications: Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (applicationSID($0), $0) }),
+            applicationAccounts: Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (applicationSID($0), accountSID) }))
     }
 
     /// A random 48-character secret.

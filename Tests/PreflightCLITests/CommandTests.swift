@@ -107,16 +107,31 @@ import Testing
         let command = try #require(try PreflightCommand.parseAsRoot(["serve", "--port", "0", "--app", "AP1=record-playback"]) as? ServeCommand)
         let configuration = try command.edgeConfiguration(environment: [
             "PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32), "PREFLIGHT_MAX_SESSIONS": "7",
+            "PREFLIGHT_ACCOUNT": "AC1",
         ])
         #expect(configuration.httpPort == 0)
         #expect(configuration.applications == ["AP1": .recordPlayback])
         #expect(configuration.maximumSessions == 7)
         #expect(configuration.apiKeys == ["SK1": String(repeating: "s", count: 32)])
         #expect(configuration.advertisedMediaPort == nil)
+        // The key is bound to its account, and so are the applications.
+        #expect(configuration.accounts == ["SK1": "AC1"])
+        #expect(configuration.applicationAccounts == ["AP1": "AC1"])
+        #expect(configuration.maximumSessionsPerIdentity == 5)
+    }
+
+    @Test func anAccountIsRequired() throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)
+        do {
+            _ = try command.edgeConfiguration(environment: ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32)])
+            Issue.record("an edge without an account was configured")
+        } catch {
+            #expect("\(error)".contains("--account"))
+        }
     }
 
     @Test func advertisedPortFromOptionOrEnvironment() throws {
-        let environment = ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32)]
+        let environment = ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32), "PREFLIGHT_ACCOUNT": "AC1"]
         let flag = try #require(try PreflightCommand.parseAsRoot(["serve", "--advertise-port", "40000"]) as? ServeCommand)
         #expect(try flag.edgeConfiguration(environment: environment).advertisedMediaPort == 40000)
         let plain = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)

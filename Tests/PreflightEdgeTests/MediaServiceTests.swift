@@ -186,14 +186,19 @@ import Testing
         #expect(service.handle(try Self.check().1, from: other, at: 0) != nil)
     }
 
-    @Test func trackedSourcesAreBounded() throws {
+    @Test func trackedSourcesAreBoundedAndAFloodResetsNobody() throws {
         let service = MediaService(configuration: .init(packetsPerSecondPerSource: 1, burstPerSource: 1, maximumTrackedSources: 100))
-        // 1000 spoofed sources, one datagram each: none is rate limited, and the table stays bounded
-        // (it is cleared when full, which at worst grants a source a fresh burst).
+        let sending = try SocketAddress(ipAddress: "127.0.0.1", port: 40_000)
+        _ = service.handle(Self.rtp, from: sending, at: 0)  // spends its one-datagram burst
+        // 1000 spoofed sources in the same instant: 99 more fit the table, the rest share one
+        // overflow bucket (one datagram passes), and nothing is cleared.
         for port in 1...1000 {
             _ = service.handle(Self.rtp, from: try SocketAddress(ipAddress: "127.0.0.1", port: port), at: 0)
         }
-        #expect(service.counters.droppedRateLimited == 0)
-        #expect(service.counters.droppedUnverified == 1000)
+        #expect(service.counters.droppedUnverified == 101)
+        #expect(service.counters.droppedRateLimited == 900)
+        // The source that was sending is still limited: its empty bucket was not reset.
+        #expect(service.handle(Self.rtp, from: sending, at: 0.1) == nil)
+        #expect(service.counters.droppedRateLimited == 901)
     }
 }

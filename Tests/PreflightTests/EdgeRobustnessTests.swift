@@ -65,18 +65,57 @@ import WSClient
         }
     }
 
+    /// Holds a session open: connects and says hello with `token`, returns once welcomed.
+    static func hold(_ url: String, token: String) async throws -> SignalingConnection {
+        let holder = SignalingConnection(url: url, logger: logger)
+        Task { await holder.run() }
+        for await event in holder.events {
+            switch event {
+            case .connected: try await holder.send(.hello(token: token, client: nil))
+            case .message(.welcome): return holder
+            default: break
+            }
+        }
+        throw PreflightError(code: .signalingDisconnected, message: "holder: no welcome")
+    }
+
     @Test func sessionsBeyondTheLimitAreRefused() async throws {
         var configuration = EmbeddedEdge.configuration()
         configuration.maximumSessions = 1
         try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
-            let holder = SignalingConnection(url: edge.signalingURL, logger: Self.logger)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await holder.run() }
-                for await event in holder.events { if case .connected = event { break } }
-                let replies = try await Self.exchange(edge.signalingURL, frames: [])
-                #expect(Self.errorCode(replies) == PreflightError.Code.edgeAtCapacity.rawValue)
-                await holder.close()
-            }
+            // A connection that has not authenticated holds no slot: the holder still gets in.
+            let idle = SignalingConnection(url: edge.signalingURL, logger: Self.logger)
+            Task { await idle.run() }
+            for await event in idle.events { if case .connected = event { break } }
+            let holder = try await Self.hold(edge.signalingURL, token: try await edge.token(identity: "first"))
+            let hello = SignalingMessage.hello(token: try await edge.token(identity: "second"), client: nil)
+            let replies = try await Self.exchange(edge.signalingURL, frames: [.text(hello.jsonText())])
+            #expect(Self.errorCode(replies) == PreflightError.Code.edgeAtCapacity.rawValue)
+            await holder.close()
+            await idle.close()
+        }
+    }
+
+    @Test func sessionsBeyondTheIdentityAndAccountLimitsAreRefused() async throws {
+        var configuration = EmbeddedEdge.configuration()
+        configuration.maximumSessionsPerIdentity = 2
+        configuration.maximumSessionsPerAccount = 3
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            let alice = try await edge.token(identity: "alice")
+            let first = try await Self.hold(edge.signalingURL, token: alice)
+            let second = try await Self.hold(edge.signalingURL, token: alice)
+            let third = try await Self.exchange(edge.signalingURL, frames: [.text(SignalingMessage.hello(token: alice, client: nil).jsonText())])
+            #expect(Self.errorCode(third) == PreflightError.Code.sessionLimitReached.rawValue)
+            // Another identity of the account gets the account's last slot, then the account is full.
+            let bob = try await Self.hold(edge.signalingURL, token: try await edge.token(identity: "bob"))
+            let carol = SignalingMessage.hello(token: try await edge.token(identity: "carol"), client: nil)
+            let refused = try await Self.exchange(edge.signalingURL, frames: [.text(carol.jsonText())])
+            #expect(Self.errorCode(refused) == PreflightError.Code.sessionLimitReached.rawValue)
+            // A slot is freed when its session ends.
+            await first.close()
+            try await Task.sleep(for: .milliseconds(200))
+            let again = try await Self.hold(edge.signalingURL, token: alice)
+            for connection in [second, bob, again] { await connection.close() }
         }
     }
 

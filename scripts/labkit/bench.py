@@ -74,7 +74,8 @@ class Bench:
 
     def start_servers(self) -> None:
         edge = self.lab.popen("edge", [str(self.binary), "serve", "--host", EDGE_IP, "--port", "0", "--media-port", "0",
-                                       "--api-key", API_KEY, "--api-secret", self.secret, "--app", f"{APP}=echo",
+                                       "--api-key", API_KEY, "--api-secret", self.secret, "--account", ACCOUNT,
+                                       "--app", f"{APP}=echo",
                                        "--max-duration", "300", "--log-level", "warning"],
                               stdout=subprocess.PIPE, stderr=open(self.out / "edge.log", "w"), text=True)
         assert edge.stdout is not None

@@ -64,7 +64,8 @@ class ICELab:
         self.wait_tcp("turn", TURN_IP, TURN_PORT)
         edge = self.lab.popen("edge", [
             str(self.binary), "serve", "--host", EDGE_IP, "--port", str(SIGNALING_PORT), "--media-port", "0",
-            "--api-key", API_KEY, "--api-secret", self.secret, "--app", f"{APP}=echo", "--log-level", "warning",
+            "--api-key", API_KEY, "--api-secret", self.secret, "--account", ACCOUNT, "--app", f"{APP}=echo",
+            "--log-level", "warning",
             "--ice-server", f"turn:{TURN_IP}:{TURN_PORT}?transport=udp",
             "--ice-server", f"turn:{TURN_IP}:{TURN_PORT}?transport=tcp", "--turn-secret", self.turn_secret,
         ], stdout=subprocess.PIPE, stderr=open(self.out / "edge.log", "w"), text=True)

@@ -24,4 +24,7 @@ extension PreflightError.Code {
     public static let testDurationExceeded = Self(70102)
     /// 70103: none of the offered codecs is one the edge speaks.
     public static let unsupportedCodec = Self(70103)
+    /// 70104: the token's identity or account already holds as many sessions as the edge allows
+    /// it (``edgeAtCapacity`` is the edge's limit in all).
+    public static let sessionLimitReached = Self(70104)
 }

@@ -18,17 +18,21 @@ public struct ICECheckList: Sendable {
         /// How long after the first valid pair the agent waits for better pairs to validate
         /// before it nominates the best valid pair; 0.5 s by default.
         public var nominationDelay: Double
+        /// The most pairs kept, highest priority first; 100 by default (RFC 8445 §6.1.2.5), so a
+        /// peer that sends thousands of candidates cannot make the agent check them all.
+        public var maximumPairs: Int
 
         /// Creates a configuration; see each property for its default.
         public init(
             pacing: Double = 0.05, initialRetransmissionTimeout: Double = 0.25, maximumRetransmissionTimeout: Double = 1.6,
-            maximumTransmissions: Int = 7, nominationDelay: Double = 0.5
+            maximumTransmissions: Int = 7, nominationDelay: Double = 0.5, maximumPairs: Int = 100
         ) {
             self.pacing = pacing
             self.initialRetransmissionTimeout = initialRetransmissionTimeout
             self.maximumRetransmissionTimeout = maximumRetransmissionTimeout
             self.maximumTransmissions = maximumTransmissions
             self.nominationDelay = nominationDelay
+            self.maximumPairs = maximumPairs
         }
     }
 
@@ -121,8 +125,8 @@ public struct ICECheckList: Sendable {
     /// Forms the pairs (RFC 8445 §6.1.2.2–§6.1.2.6): every local candidate that can send (host and
     /// relayed; a server-reflexive candidate is checked through its base, its host candidate) with
     /// every remote candidate of the same address family and transport, ordered by pair priority
-    /// with the controlling agent's priorities as G; per foundation the first pair waits, the
-    /// others are frozen.
+    /// with the controlling agent's priorities as G, at most ``Configuration/maximumPairs`` of
+    /// them; per foundation the first pair waits, the others are frozen.
     public init(local: [ICECandidate], remote: [ICECandidate], configuration: Configuration = Configuration()) {
         self.configuration = configuration
         var pairs: [Pair] = []
@@ -138,6 +142,7 @@ public struct ICECheckList: Sendable {
             }
         }
         pairs.sort { $0.priority > $1.priority }
+        if pairs.count > max(0, configuration.maximumPairs) { pairs.removeSubrange(max(0, configuration.maximumPairs)...) }
         var seen = Set<String>()
         for index in pairs.indices where seen.insert(pairs[index].foundation).inserted {
             pairs[index].state = .waiting

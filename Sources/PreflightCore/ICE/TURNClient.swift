@@ -72,6 +72,10 @@ public struct TURNClient: Sendable {
     var nextChannel: UInt16 = 0x4000
     /// The software name sent in SOFTWARE.
     let software: String
+    /// Whether MD5 long-term passwords (RFC 8489 §9.2.2, all that RFC 5389 servers such as
+    /// coturn speak) are used when the server offers nothing better; `true` by default. A server
+    /// that offers SHA-256 always gets SHA-256, whatever its challenges say later.
+    public let allowsMD5: Bool
 
     /// Creates a client.
     /// - Parameters:
@@ -79,11 +83,13 @@ public struct TURNClient: Sendable {
     ///   - password: the TURN password.
     ///   - isStream: `true` over TCP or TLS.
     ///   - software: the SOFTWARE attribute's value.
-    public init(username: String, password: String, isStream: Bool, software: String = "preflight") {
+    ///   - allowsMD5: whether MD5 passwords are used with servers that offer nothing better.
+    public init(username: String, password: String, isStream: Bool, software: String = "preflight", allowsMD5: Bool = true) {
         self.username = username
         self.password = password
         self.isStream = isStream
         self.software = software
+        self.allowsMD5 = allowsMD5
     }
 
     /// The relayed address once allocated.
@@ -181,7 +187,9 @@ public struct TURNClient: Sendable {
     /// indications.
     public mutating func handle(_ message: STUNMessage, now: Double) -> Event {
         if message.type == STUNMessageType(method: .data, class: .indication) {
-            guard let peer = message.xorPeerAddress, let payload = message.data else { return .none }
+            // The server relays only from peers with a permission (RFC 8656 §10.2); an indication
+            // from any other peer is not the server's and is dropped (§10.4).
+            guard let peer = message.xorPeerAddress, let payload = message.data, hasPermission(for: peer) else { return .none }
             return .data(peer: peer, payload: payload)
         }
         guard let entry = pending[message.transactionID] else { return .none }
@@ -216,14 +224,23 @@ public struct TURNClient: Sendable {
             if let error, error.code == 401 || error.code == 438, entry.retries < 2,
                 let nonce = message.nonce, error.code == 438 || key == nil
             {
+                // The challenge is unauthenticated: whatever it offers must not lower the
+                // algorithm (RFC 8489 §9.2.5), or an attacker on the path picks MD5 for us.
+                let offered = Self.passwordAlgorithms(in: message)
+                if let downgrade = Self.downgrade(nonce: nonce, offered: offered, current: passwordAlgorithms) {
+                    return fail(entry.request, error, downgrade)
+                }
                 self.nonce = nonce
                 if let realm = message.realm { self.realm = realm }
-                if let algorithms = Self.passwordAlgorithms(in: message) { passwordAlgorithms = algorithms }
+                if let offered { passwordAlgorithms = offered }
                 if key == nil || error.code == 401 {
                     let algorithm = passwordAlgorithms.flatMap { list in
                         list.first { $0.number == STUNPasswordAlgorithm.sha256.number }
                             ?? list.first { $0.number == STUNPasswordAlgorithm.md5.number }
                     } ?? .md5
+                    if algorithm == .md5, !allowsMD5 {
+                        return fail(entry.request, error, "the server offers only MD5 passwords, which this client refuses")
+                    }
                     guard let realm = self.realm,
                         let credentials = try? STUNIntegrityKey(credentials: .longTerm(
                             username: username, realm: realm, password: password, algorithm: algorithm))
@@ -251,6 +268,47 @@ public struct TURNClient: Sendable {
             return .channelBindFailed(peer: peer, error)
         case .refresh:
             return .none
+        }
+    }
+
+    /// Whether `peer` may send to this client through the relay: a channel (and with it a
+    /// permission, which covers the peer's IP address and any port) is bound or being bound to it.
+    func hasPermission(for peer: TransportAddress) -> Bool {
+        requestedChannels.keys.contains { $0.family == peer.family && $0.high == peer.high && $0.low == peer.low }
+    }
+
+    /// The nonce cookie of RFC 8489 §9.2: a server that speaks RFC 8489 starts its nonce with it,
+    /// followed by 4 base64 characters of security feature bits.
+    static let nonceCookie = "obMatJos2"
+
+    /// Why a challenge lowers the password algorithm, or `nil` when it does not (RFC 8489 §9.2.5):
+    /// a nonce whose cookie says the server supports password algorithms must come with
+    /// PASSWORD-ALGORITHMS, and a list that once offered SHA-256 must keep offering it.
+    static func downgrade(
+        nonce: String, offered: [STUNPasswordAlgorithm]?, current: [STUNPasswordAlgorithm]?
+    ) -> String? {
+        let offersSHA256 = offered?.contains { $0.number == STUNPasswordAlgorithm.sha256.number } ?? false
+        if current?.contains(where: { $0.number == STUNPasswordAlgorithm.sha256.number }) == true, !offersSHA256 {
+            return "a challenge without SHA-256 after the server offered it (possible downgrade attack)"
+        }
+        if offered == nil, nonce.hasPrefix(nonceCookie) {
+            let features = nonce.utf8.dropFirst(nonceCookie.utf8.count).prefix(4)
+            // Bit 0 of the 24 feature bits, the most significant bit of the first base64 digit.
+            if let first = features.first, let value = base64Value(first), value & 0x20 != 0 {
+                return "the nonce announces password algorithms but the challenge lists none (possible downgrade attack)"
+            }
+        }
+        return nil
+    }
+
+    static func base64Value(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "+"): 62
+        case UInt8(ascii: "/"): 63
+        default: nil
         }
     }
 

@@ -9,16 +9,6 @@ extension STUNAttribute {
         PreflightError(code: .malformed, message: "STUN: " + message)
     }
 
-    /// Checks that a fixed-size attribute has its size.
-    @inlinable
-    static func expectLength(
-        _ value: ArraySlice<UInt8>, _ length: Int, _ name: StaticString
-    ) throws(PreflightError) {
-        guard value.count == length else {
-            throw malformed("\(name) value must be \(length) bytes, got \(value.count)")
-        }
-    }
-
     @inlinable
     static func text(_ value: ArraySlice<UInt8>, _ name: StaticString) throws(PreflightError) -> String {
         guard let text = String(validating: value, as: UTF8.self) else {
@@ -27,7 +17,9 @@ extension STUNAttribute {
         return text
     }
 
-    /// Decodes the value of an attribute of type `type` (value without padding).
+    /// Decodes the value of an attribute of type `type` (value without padding) whose length
+    /// ``STUNMessageLayout/validateValue(type:value:in:)`` has already checked; only contents
+    /// (UTF-8, error classes, algorithm lists) are checked here. The reads stay bounds-checked.
     @inlinable
     static func decode(
         type: UInt16, value: ArraySlice<UInt8>, transactionID: STUNTransactionID
@@ -39,29 +31,20 @@ extension STUNAttribute {
         case .username:
             return .username(try text(value, "USERNAME"))
         case .messageIntegrity:
-            try expectLength(value, 20, "MESSAGE-INTEGRITY")
             return .messageIntegrity(value)
         case .fingerprint:
-            try expectLength(value, 4, "FINGERPRINT")
             return .fingerprint(try reader.readUInt32("FINGERPRINT"))
         case .priority:
-            try expectLength(value, 4, "PRIORITY")
             return .priority(try reader.readUInt32("PRIORITY"))
         case .useCandidate:
-            try expectLength(value, 0, "USE-CANDIDATE")
             return .useCandidate
         case .iceControlled:
-            try expectLength(value, 8, "ICE-CONTROLLED")
             return .iceControlled(try reader.readUInt64("ICE-CONTROLLED"))
         case .iceControlling:
-            try expectLength(value, 8, "ICE-CONTROLLING")
             return .iceControlling(try reader.readUInt64("ICE-CONTROLLING"))
         case .mappedAddress:
             return .mappedAddress(try decodeAddress(value, xor: nil, "MAPPED-ADDRESS"))
         case .messageIntegritySHA256:
-            guard value.count >= 16, value.count <= 32, value.count % 4 == 0 else {
-                throw malformed("MESSAGE-INTEGRITY-SHA256 value must be 16–32 bytes in steps of 4, got \(value.count)")
-            }
             return .messageIntegritySHA256(value)
         case .errorCode:
             guard value.count >= 4 else {
@@ -84,9 +67,6 @@ extension STUNAttribute {
         case .alternateServer:
             return .alternateServer(try decodeAddress(value, xor: nil, "ALTERNATE-SERVER"))
         case .unknownAttributes:
-            guard value.count % 2 == 0 else {
-                throw malformed("UNKNOWN-ATTRIBUTES length \(value.count) is odd")
-            }
             var types = [UInt16]()
             types.reserveCapacity(value.count / 2)
             while !reader.isAtEnd { types.append(try reader.readUInt16("UNKNOWN-ATTRIBUTES")) }
@@ -102,22 +82,18 @@ extension STUNAttribute {
             while !reader.isAtEnd { algorithms.append(try decodeAlgorithm(&reader)) }
             return .passwordAlgorithms(algorithms)
         case .userhash:
-            try expectLength(value, 32, "USERHASH")
             return .userhash(value)
         case .xorPeerAddress:
             return .xorPeerAddress(try decodeAddress(value, xor: transactionID, "XOR-PEER-ADDRESS"))
         case .xorRelayedAddress:
             return .xorRelayedAddress(try decodeAddress(value, xor: transactionID, "XOR-RELAYED-ADDRESS"))
         case .lifetime:
-            try expectLength(value, 4, "LIFETIME")
             return .lifetime(try reader.readUInt32("LIFETIME"))
         case .requestedTransport:
-            try expectLength(value, 4, "REQUESTED-TRANSPORT")
             return .requestedTransport(try reader.readUInt8("REQUESTED-TRANSPORT"))
         case .data:
             return .data(value)
         case .channelNumber:
-            try expectLength(value, 4, "CHANNEL-NUMBER")
             return .channelNumber(try reader.readUInt16("CHANNEL-NUMBER"))
         default:
             return .unknown(type: type, value: value)

@@ -8,8 +8,18 @@ extension STUNMessageLayout {
     ///   carries no integrity attribute.
     @inlinable
     public func verifyIntegrity(key: STUNIntegrityKey, in bytes: UnsafeRawBufferPointer) throws(PreflightError) {
+        // The layout validated these lengths; checked again so that integrity is only ever accepted
+        // at a full, validated length, whatever the bytes passed in.
+        guard bytes.count == length else {
+            throw PreflightError(
+                code: .integrityCheckFailed, message: "STUN: \(bytes.count) bytes given for a message of \(length)")
+        }
         if let offset = messageIntegritySHA256Offset {
             let valueLength = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            guard valueLength >= 16, valueLength <= 32, valueLength % 4 == 0, offset + 4 + valueLength <= length else {
+                throw PreflightError(
+                    code: .integrityCheckFailed, message: "STUN: MESSAGE-INTEGRITY-SHA256 of \(valueLength) bytes refused")
+            }
             let value = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 4 + valueLength)])
             let ok = key.storage.sha256.authenticate({ Self.updateAdjusted(&$0, bytes, prefix: offset, length: offset + 4 + valueLength) }) {
                 Self.constantTimeEqual(UnsafeRawBufferPointer(rebasing: $0.prefix(valueLength)), value)
@@ -18,6 +28,11 @@ extension STUNMessageLayout {
                 throw PreflightError(code: .integrityCheckFailed, message: "STUN: MESSAGE-INTEGRITY-SHA256 does not match")
             }
         } else if let offset = messageIntegrityOffset {
+            let valueLength = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            guard valueLength == 20, offset + 24 <= length else {
+                throw PreflightError(
+                    code: .integrityCheckFailed, message: "STUN: MESSAGE-INTEGRITY of \(valueLength) bytes refused")
+            }
             let value = UnsafeRawBufferPointer(rebasing: bytes[(offset + 4)..<(offset + 24)])
             let ok = key.storage.sha1.authenticate({ Self.updateAdjusted(&$0, bytes, prefix: offset, length: offset + 24) }) {
                 Self.constantTimeEqual($0, value)
@@ -39,6 +54,9 @@ extension STUNMessageLayout {
     public func verifyFingerprint(in bytes: UnsafeRawBufferPointer) throws(PreflightError) {
         guard let offset = fingerprintOffset else {
             throw PreflightError(code: .fingerprintMismatch, message: "STUN: message has no FINGERPRINT attribute")
+        }
+        guard bytes.count == length, offset + 8 == length, Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3]) == 4 else {
+            throw PreflightError(code: .fingerprintMismatch, message: "STUN: FINGERPRINT is not a 4-byte last attribute")
         }
         let expected = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<offset])) ^ Self.fingerprintXOR
         let actual = Self.uint32(bytes, at: offset + 4)

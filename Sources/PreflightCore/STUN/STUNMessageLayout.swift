@@ -11,29 +11,32 @@ public struct STUNMessageLayout: Sendable, Hashable {
     public static let headerLength = 20
 
     /// Method and class.
-    public var type: STUNMessageType
+    public let type: STUNMessageType
     /// The transaction ID.
-    public var transactionID: STUNTransactionID
+    public let transactionID: STUNTransactionID
     /// Header plus attributes, bytes.
-    public var length: Int
+    public let length: Int
     /// How many attributes the message carries (ignored ones included).
-    public var attributeCount: Int
+    public let attributeCount: Int
     /// Offset of the MESSAGE-INTEGRITY attribute header a receiver checks: the first one, when no
     /// MESSAGE-INTEGRITY-SHA256 precedes it.
-    public var messageIntegrityOffset: Int?
+    public let messageIntegrityOffset: Int?
     /// Offset of the first MESSAGE-INTEGRITY-SHA256 attribute header.
-    public var messageIntegritySHA256Offset: Int?
+    public let messageIntegritySHA256Offset: Int?
     /// Offset of the FINGERPRINT attribute header (always the last attribute).
-    public var fingerprintOffset: Int?
+    public let fingerprintOffset: Int?
     /// The byte the sender padded attributes with (the first padding byte seen), `nil` if none was needed.
-    public var paddingByte: UInt8?
+    public let paddingByte: UInt8?
 
     /// Parses and validates a STUN message that fills `bytes` exactly.
     ///
     /// - Throws: ``PreflightError`` `.truncated` when the input is shorter than the header, than
     ///   the header's length field, or than an attribute's length or padding; `.malformed` when the
     ///   two leading bits are not zero, the length is not a multiple of 4 or is shorter than the
-    ///   input, the magic cookie is not 0x2112A442, or an attribute follows FINGERPRINT.
+    ///   input, the magic cookie is not 0x2112A442, an attribute follows FINGERPRINT, or an
+    ///   attribute's value breaks its definition (``validateValue(type:value:in:)``: FINGERPRINT 4
+    ///   bytes, MESSAGE-INTEGRITY 20, MESSAGE-INTEGRITY-SHA256 16–32 in steps of 4, addresses of
+    ///   family 1 or 2 with 8 or 20 bytes, …).
     @inlinable
     public init(parsing bytes: UnsafeRawBufferPointer) throws(PreflightError) {
         guard bytes.count >= Self.headerLength else {
@@ -64,11 +67,13 @@ public struct STUNMessageLayout: Sendable, Hashable {
         transactionID = STUNTransactionID(
             high: Self.uint32(bytes, at: 8), low: UInt64(Self.uint32(bytes, at: 12)) << 32 | UInt64(Self.uint32(bytes, at: 16)))
         self.length = bytes.count
-        attributeCount = 0
-        messageIntegrityOffset = nil
-        messageIntegritySHA256Offset = nil
-        fingerprintOffset = nil
-        paddingByte = nil
+        // Locals until the walk is done: the layout is immutable once made, so offsets it hands to
+        // the integrity and fingerprint checks are always ones this walk validated.
+        var attributeCount = 0
+        var messageIntegrityOffset: Int?
+        var messageIntegritySHA256Offset: Int?
+        var fingerprintOffset: Int?
+        var paddingByte: UInt8?
         var offset = Self.headerLength
         let end = bytes.count
         while offset < end {
@@ -94,6 +99,7 @@ public struct STUNMessageLayout: Sendable, Hashable {
                     code: .truncated,
                     message: "STUN: attribute 0x\(String(attributeType, radix: 16)) at offset \(offset) lacks its padding")
             }
+            try Self.validateValue(type: attributeType, value: (offset + 4)..<valueEnd, in: bytes)
             if pad > 0, paddingByte == nil { paddingByte = bytes[valueEnd] }
             switch attributeType {
             case STUNAttributeType.messageIntegrity.rawValue:
@@ -108,6 +114,11 @@ public struct STUNMessageLayout: Sendable, Hashable {
             attributeCount += 1
             offset = valueEnd + pad
         }
+        self.attributeCount = attributeCount
+        self.messageIntegrityOffset = messageIntegrityOffset
+        self.messageIntegritySHA256Offset = messageIntegritySHA256Offset
+        self.fingerprintOffset = fingerprintOffset
+        self.paddingByte = paddingByte
     }
 
     /// Calls `body` with each attribute's type and value offsets, in order (ignored ones included).

@@ -18,7 +18,7 @@ extension ICECandidate {
         if text.hasPrefix("candidate:") { text = text.dropFirst("candidate:".count) }
         let fields = text.split(separator: " ", omittingEmptySubsequences: true)
         func bad(_ what: String) -> PreflightError {
-            PreflightError(code: .malformed, message: "ICE candidate: \(what) in \"\(sdpAttribute)\"")
+            PreflightError(code: .malformed, message: "ICE candidate: \(what) in \(UntrustedText.quoted(sdpAttribute, limit: 160))")
         }
         guard fields.count >= 8, fields[6] == "typ" else { throw bad("expected 'foundation component transport priority address port typ type'") }
         guard (1...32).contains(fields[0].count) else { throw bad("foundation must be 1 to 32 characters") }

@@ -26,7 +26,7 @@ public struct ICEParameters: Sendable, Hashable, Codable {
             }
         }
         guard (4...256).contains(ufrag.utf8.count), isICEChars(ufrag) else {
-            throw PreflightError(code: .malformed, message: "ICE: ufrag must be 4 to 256 ice-chars, got \"\(ufrag)\"")
+            throw PreflightError(code: .malformed, message: "ICE: ufrag must be 4 to 256 ice-chars, got \(UntrustedText.quoted(ufrag))")
         }
         guard (22...256).contains(pwd.utf8.count), isICEChars(pwd) else {
             throw PreflightError(code: .malformed, message: "ICE: pwd must be 22 to 256 ice-chars (got \(pwd.utf8.count) characters)")

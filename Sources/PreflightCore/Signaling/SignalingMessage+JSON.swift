@@ -63,7 +63,7 @@ extension SignalingMessage: Codable {
         do {
             self = try JSONDecoder().decode(SignalingMessage.self, from: Data(text.utf8))
         } catch let error as DecodingError {
-            throw PreflightError(code: .malformed, message: "signaling: \(Self.explain(error))", underlying: error)
+            throw PreflightError(code: .malformed, message: "signaling: \(UntrustedText.excerpt(Self.explain(error), limit: 200))", underlying: error)
         } catch {
             throw PreflightError(code: .malformed, message: "signaling: not a JSON message", underlying: error)
         }

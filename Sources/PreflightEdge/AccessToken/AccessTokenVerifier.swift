@@ -4,8 +4,12 @@ import PreflightCore
 
 /// Verifies access tokens against the edge's API keys and says precisely why a token is refused,
 /// with the vendor's codes (docs/errors.md): 20101 not a token, 20102 header (anything but HS256,
-/// `alg: none` included), 20103 unknown issuer or no subject, 20107 bad signature, 20104 expired or
-/// no expiry, 20105 not yet valid, 20157 lifetime over the maximum, 20106 missing grants.
+/// `alg: none` included, or a `crit` header), 20103 unknown issuer, no subject or a subject that is
+/// not the key's account, 20107 bad signature, 20104 expired or no valid expiry, 20105 not yet
+/// valid (`nbf` or `iat` in the future), 20157 lifetime over the maximum, 20106 missing grants.
+///
+/// Every time claim is range-checked (a finite number of seconds between 1970 and 9999) before
+/// any arithmetic, so no value in a validly signed token can trap a conversion.
 ///
 /// The signature is checked with jwt-kit, using the secret of the key named by the `iss` claim
 /// (the vendor's tokens carry no `kid`); the header and claims are checked here so each failure
@@ -18,14 +22,22 @@ public struct AccessTokenVerifier: Sendable {
     public struct Configuration: Sendable {
         /// API key sid → secret. Tokens issued by other keys are refused (20103).
         public var apiKeys: [String: String]
+        /// API key sid → the account sid the key belongs to: a token's subject must be its key's
+        /// account (20103). A key without an entry accepts any non-empty subject; the edge gives
+        /// every key one. Empty by default.
+        public var accounts: [String: String]
         /// The longest lifetime (expiry minus issue time) accepted; 24 hours by default.
         public var maximumLifetime: Duration
         /// Tolerance for clock differences on expiry and not-before; 5 seconds by default.
         public var clockSkew: Duration
 
         /// Creates a configuration.
-        public init(apiKeys: [String: String], maximumLifetime: Duration = .seconds(86_400), clockSkew: Duration = .seconds(5)) {
+        public init(
+            apiKeys: [String: String], accounts: [String: String] = [:], maximumLifetime: Duration = .seconds(86_400),
+            clockSkew: Duration = .seconds(5)
+        ) {
             self.apiKeys = apiKeys
+            self.accounts = accounts
             self.maximumLifetime = maximumLifetime
             self.clockSkew = clockSkew
         }
@@ -79,18 +91,31 @@ public struct AccessTokenVerifier: Sendable {
         guard header.alg == "HS256" else {
             throw PreflightError(
                 code: .invalidAccessTokenHeader,
-                message: "access token: algorithm \"\(header.alg ?? "missing")\" refused, only HS256 is accepted")
+                message: "access token: algorithm \(UntrustedText.quoted(header.alg ?? "missing")) refused, only HS256 is accepted")
         }
         if let type = header.typ, type != "JWT" {
-            throw PreflightError(code: .invalidAccessTokenHeader, message: "access token: type \"\(type)\" is not JWT")
+            throw PreflightError(
+                code: .invalidAccessTokenHeader, message: "access token: type \(UntrustedText.quoted(type)) is not JWT")
+        }
+        // RFC 7515 §4.1.11: extensions listed as critical must be understood; this verifier
+        // understands none, so any `crit` is refused.
+        if header.fields["crit"] != nil {
+            throw PreflightError(
+                code: .invalidAccessTokenHeader, message: "access token: critical header extensions (crit) are not supported")
         }
         let unverified: AccessTokenClaims = try Self.decodePart(parts[1], what: "payload", code: .invalidAccessToken)
         guard let collection = keys[unverified.iss] else {
             throw PreflightError(
-                code: .invalidAccessTokenIssuer, message: "access token: issuer \"\(unverified.iss)\" is not a known API key")
+                code: .invalidAccessTokenIssuer,
+                message: "access token: issuer \(UntrustedText.quoted(unverified.iss)) is not a known API key")
         }
         guard !unverified.sub.isEmpty else {
             throw PreflightError(code: .invalidAccessTokenIssuer, message: "access token: subject (account) is empty")
+        }
+        if let account = configuration.accounts[unverified.iss], unverified.sub != account {
+            throw PreflightError(
+                code: .invalidAccessTokenIssuer,
+                message: "access token: subject \(UntrustedText.quoted(unverified.sub)) is not the account of API key \"\(unverified.iss)\"")
         }
         let claims: AccessTokenClaims
         do {
@@ -115,21 +140,44 @@ public struct AccessTokenVerifier: Sendable {
         return claims
     }
 
+    /// The latest time claim accepted, seconds since the epoch: 9999-12-31T23:59:59Z.
+    public static let latestTime: Double = 253_402_300_799
+
+    /// `value` as a time claim when it is a finite number of seconds from 1970 to 9999, else `nil`.
+    static func validTime(_ value: Double?) -> Double?? {
+        guard let value else { return .some(nil) }
+        guard value.isFinite, value >= 0, value <= latestTime else { return nil }
+        return .some(value)
+    }
+
     private func checkTimes(_ claims: AccessTokenClaims, now: Double) throws(PreflightError) {
         let skew = configuration.clockSkew.inSeconds
-        guard let expiry = claims.exp, expiry.isFinite else {
+        // Range checks first: every later conversion to whole seconds is then exact and safe.
+        guard let expiry = Self.validTime(claims.exp) ?? nil else {
             throw PreflightError(code: .accessTokenExpired, message: "access token: no valid expiry (exp)")
         }
+        guard let notBefore = Self.validTime(claims.nbf) else {
+            throw PreflightError(code: .accessTokenNotYetValid, message: "access token: not-before (nbf) is not a valid time")
+        }
+        guard let issued = Self.validTime(claims.iat) else {
+            throw PreflightError(code: .accessTokenNotYetValid, message: "access token: issue time (iat) is not a valid time")
+        }
+        let now = min(max(now, 0), Self.latestTime)
         guard now <= expiry + skew else {
             throw PreflightError(
                 code: .accessTokenExpired, message: "access token: expired \(Int64(now - expiry)) s ago (exp \(Int64(expiry)))")
         }
-        if let notBefore = claims.nbf, now + skew < notBefore {
+        if let notBefore, now + skew < notBefore {
             throw PreflightError(
                 code: .accessTokenNotYetValid,
                 message: "access token: not valid for another \(Int64(notBefore - now)) s (nbf \(Int64(notBefore)))")
         }
-        let start = claims.iat ?? claims.nbf ?? now
+        if let issued, now + skew < issued {
+            throw PreflightError(
+                code: .accessTokenNotYetValid,
+                message: "access token: issued \(Int64(issued - now)) s in the future (iat \(Int64(issued)))")
+        }
+        let start = issued ?? notBefore ?? now
         let maximum = configuration.maximumLifetime.inSeconds
         guard expiry - start <= maximum else {
             throw PreflightError(

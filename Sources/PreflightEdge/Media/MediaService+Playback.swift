@@ -4,9 +4,10 @@ import Synchronization
 
 extension MediaService {
     /// Sends a session's recording back to its verified peer, one frame every 20 ms (deadline
-    /// paced, so timer slack does not add up), with the edge's send time on each packet.
-    /// - Returns: the number of frames sent; fewer than recorded only when the session ends or
-    ///   the task is cancelled.
+    /// paced, so timer slack does not add up), with the edge's send time on each packet, as far
+    /// as the peer's own ``SendBudget`` allows.
+    /// - Returns: the number of frames sent; fewer than recorded when the session ends, the task
+    ///   is cancelled or the peer has not sent enough to receive more.
     public func playRecording(localUfrag: String, frameInterval: Duration = .milliseconds(20)) async -> Int {
         let frames = state.withLock { state -> (frames: [[UInt8]], payloadType: UInt8)? in
             guard state.sessions[localUfrag] != nil else { return nil }
@@ -35,12 +36,18 @@ extension MediaService {
         let now = self.now
         let envelope = state.withLock { state -> (any Channel, AddressedEnvelope<ByteBuffer>)? in
             guard let channel = state.channel, var session = state.sessions[localUfrag], let peer = session.peer,
-                session.spendBudget()
+                var verified = state.verified[peer], verified.ufrag == localUfrag
             else { return nil }
             guard let bytes = session.originate(
                 payload, payloadType: payloadType, marker: marker, at: now,
                 headerExtension: MediaExtension.edgeExtension(sendMicroseconds: Self.microseconds(now)))
             else { return nil }
+            // The peer's own budget: what it sent, not what the session recorded from anyone.
+            guard verified.budget.spend(bytes: bytes.count) else {
+                state.counters.droppedOverBudget += 1
+                return nil
+            }
+            state.verified[peer] = verified
             state.sessions[localUfrag] = session
             state.counters.packetsPlayedBack += 1
             return (channel, AddressedEnvelope(remoteAddress: peer, data: ByteBuffer(bytes: bytes)))

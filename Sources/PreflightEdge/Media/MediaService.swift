@@ -6,14 +6,17 @@ import Synchronization
 /// The edge's UDP media service: answers ICE-lite Binding checks (RFC 8445 §7.3 as a lite agent,
 /// short-term credentials, MESSAGE-INTEGRITY and FINGERPRINT) and runs each session's test
 /// application on its RTP and RTCP, but sends only to an address that passed a check for its
-/// session and never more packets than that address sent (no amplification, design.md §3).
-/// Everything else is dropped and counted.
+/// session, and never more to an address than it received from that address: no more datagrams,
+/// and no more bytes than it received plus 64 per datagram (``SendBudget``), so the edge can be
+/// used neither to amplify nor to redirect traffic (docs/security.md). Everything else is dropped
+/// and counted.
 ///
 /// - **echo**: every RTP packet comes back at once as a packet of the edge's own stream (its SSRC
 ///   and sequence numbers, so the client measures the downlink apart), with the payload unchanged
 ///   and the ``MediaExtension`` echo fields: the original sequence number, the edge's hold time,
 ///   the edge's send time and its cumulative view of the uplink.
-/// - **record-playback**: RTP is recorded (up to ``Configuration/maximumRecordingFrames``);
+/// - **record-playback**: RTP is recorded (up to ``Configuration/maximumRecordingFrames`` and
+///   ``Configuration/maximumRecordingBytes``, within ``Configuration/maximumTotalRecordingBytes``);
 ///   ``playRecording(localUfrag:)`` plays it back paced at 20 ms.
 /// - **RTCP** (both): a compound packet with a sender report from the client is answered at once
 ///   with a report block on the client's stream (LSR/DLSR, loss, jitter), so RTT and uplink
@@ -41,6 +44,10 @@ public final class MediaService: Sendable {
         public var droppedMalformed = 0
         /// Datagrams over a source's packet-rate limit: dropped before any processing.
         public var droppedRateLimited = 0
+        /// Replies not sent because the destination's ``SendBudget`` would be exceeded.
+        public var droppedOverBudget = 0
+        /// Frames not recorded because a recording byte budget was spent.
+        public var droppedOverRecordingBudget = 0
     }
 
     /// Limits that protect the edge.
@@ -50,11 +57,18 @@ public final class MediaService: Sendable {
         public var packetsPerSecondPerSource: Double
         /// Largest burst from one source, datagrams; 100 by default.
         public var burstPerSource: Double
-        /// How many sources are tracked for rate limiting; when full the table is cleared (a flood of
-        /// spoofed sources cannot grow it). 65 536 by default.
+        /// How many sources are tracked for rate limiting; when full, sources idle long enough for
+        /// their bucket to refill are evicted, and new sources beyond it share one bucket
+        /// (``SourceRateLimiter``). 65 536 by default.
         public var maximumTrackedSources: Int
         /// Frames a record-playback session records: 250 by default (5 s of 20 ms frames).
         public var maximumRecordingFrames: Int
+        /// Payload bytes a record-playback session records: 256 KiB by default (250 frames of up
+        /// to 1 KiB; a 20 ms PCMU frame is 160 bytes).
+        public var maximumRecordingBytes: Int
+        /// Payload bytes all sessions' recordings hold together: 64 MiB by default (256 full
+        /// recordings); a recording that would pass it stops early.
+        public var maximumTotalRecordingBytes: Int
         /// The UDP socket's receive buffer, bytes: 4 MiB by default, so that the packets of
         /// hundreds of sessions arriving together are not dropped by the kernel before the event
         /// loop reads them (the kernel clamps it to `net.core.rmem_max`).
@@ -63,12 +77,15 @@ public final class MediaService: Sendable {
         /// Creates a configuration; see each property for its default.
         public init(
             packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536,
-            maximumRecordingFrames: Int = 250, receiveBufferSize: Int = 4 << 20
+            maximumRecordingFrames: Int = 250, maximumRecordingBytes: Int = 256 << 10,
+            maximumTotalRecordingBytes: Int = 64 << 20, receiveBufferSize: Int = 4 << 20
         ) {
             self.packetsPerSecondPerSource = packetsPerSecondPerSource
             self.burstPerSource = burstPerSource
             self.maximumTrackedSources = maximumTrackedSources
             self.maximumRecordingFrames = maximumRecordingFrames
+            self.maximumRecordingBytes = maximumRecordingBytes
+            self.maximumTotalRecordingBytes = maximumTotalRecordingBytes
             self.receiveBufferSize = receiveBufferSize
         }
     }
@@ -98,12 +115,10 @@ public final class MediaService: Sendable {
         var peer: SocketAddress?
         var uplink = ReceiveStatistics(minSequential: 1)
         var clientSSRC: UInt32?
-        /// Datagrams received from the verified peer: the budget the edge may send back.
-        var datagramsReceived = 0
-        var datagramsSent = 0
         var packetsSent = 0
         var octetsSent = 0
         var recording: [[UInt8]] = []
+        var recordingBytes = 0
         var recordingClosed = false
         var recordingPayloadType: UInt8 = MuLaw.payloadType
         var firstMediaTime: Double?
@@ -123,24 +138,24 @@ public final class MediaService: Sendable {
             octetsSent += payload.count
             return encoded
         }
+    }
 
-        /// Whether one more datagram may go to the peer without sending more than was received.
-        mutating func spendBudget() -> Bool {
-            guard datagramsSent < datagramsReceived else { return false }
-            datagramsSent += 1
-            return true
-        }
+    /// An address that passed a check: the session it serves and what the edge may still send it.
+    struct VerifiedPeer {
+        var ufrag: String
+        var budget = SendBudget()
     }
 
     struct State {
         var sessions: [String: Session] = [:]
-        var verified: [SocketAddress: String] = [:]
-        var buckets: [SocketAddress: TokenBucket] = [:]
+        var verified: [SocketAddress: VerifiedPeer] = [:]
+        var limiter: SourceRateLimiter<SocketAddress>
+        var recordingBytes = 0
         var counters = Counters()
         var channel: (any Channel)?
     }
 
-    let state = Mutex(State())
+    let state: Mutex<State>
     /// The limits in force.
     public let configuration: Configuration
     private let clock = ContinuousClock()
@@ -149,6 +164,9 @@ public final class MediaService: Sendable {
     /// Creates a service with no sessions.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        state = Mutex(State(limiter: SourceRateLimiter(
+            rate: configuration.packetsPerSecondPerSource, burst: configuration.burstPerSource,
+            capacity: configuration.maximumTrackedSources)))
         start = clock.now
     }
 
@@ -174,14 +192,21 @@ public final class MediaService: Sendable {
     /// Forgets a session and the addresses verified for it.
     public func removeSession(localUfrag: String) {
         state.withLock { state in
-            state.sessions[localUfrag] = nil
-            state.verified = state.verified.filter { $0.value != localUfrag }
+            if let session = state.sessions.removeValue(forKey: localUfrag) {
+                state.recordingBytes -= session.recordingBytes
+            }
+            state.verified = state.verified.filter { $0.value.ufrag != localUfrag }
         }
     }
 
     /// Where the session's media goes: the address of the pair the client nominated.
     public func peer(localUfrag: String) -> SocketAddress? {
         state.withLock { $0.sessions[localUfrag]?.peer }
+    }
+
+    /// What the edge may still send to `address`; `nil` when it is not verified.
+    public func budget(for address: SocketAddress) -> SendBudget? {
+        state.withLock { $0.verified[address]?.budget }
     }
 
     /// Whether media from `address` is accepted (it passed a check for a live session).
@@ -208,36 +233,48 @@ public final class MediaService: Sendable {
     ///   service's own clock by default (tests pass their own).
     public func handle(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> ByteBuffer? {
         let now = time ?? self.now
+        let size = datagram.readableBytes
         let kind = datagram.withUnsafeReadableBytes { PacketKind.classify($0) }
-        // One lock per datagram for the rate limit and, for media, the session's work.
+        // One lock per datagram for the rate limit, the source's budget and, for media, the
+        // session's work.
         let outcome = state.withLock { state -> MediaOutcome in
-            if state.buckets[source] == nil, state.buckets.count >= configuration.maximumTrackedSources {
-                state.buckets.removeAll(keepingCapacity: true)
-            }
-            var bucket = state.buckets[source]
-                ?? TokenBucket(rate: configuration.packetsPerSecondPerSource, burst: configuration.burstPerSource)
-            let allowed = bucket.allow(at: now)
-            state.buckets[source] = bucket
-            guard allowed else {
+            guard state.limiter.allow(source, at: now) else {
                 state.counters.droppedRateLimited += 1
                 return .drop
             }
+            state.verified[source]?.budget.receive(bytes: size)
             switch kind {
             case .stun:
                 return .stun
             case .rtp, .rtcp:
-                guard let ufrag = state.verified[source], var session = state.sessions[ufrag] else {
+                guard var peer = state.verified[source], var session = state.sessions[peer.ufrag] else {
                     state.counters.droppedUnverified += 1
                     return .drop
                 }
-                session.datagramsReceived += 1
+                let before = session
                 let reply = datagram.withUnsafeReadableBytes { bytes in
                     kind == .rtp
-                        ? media(bytes, session: &session, counters: &state.counters, at: now, injected: time)
+                        ? media(bytes, session: &session, state: &state, at: now, injected: time)
                         : control(bytes, session: &session, counters: &state.counters, at: now, injected: time)
                 }
-                state.sessions[ufrag] = session
-                return reply.map { .reply($0) } ?? .drop
+                guard let reply else {
+                    state.sessions[peer.ufrag] = session
+                    return .drop
+                }
+                guard peer.budget.spend(bytes: reply.count) else {
+                    // Not sent: the session's stream must not count the packet (no gap in its
+                    // sequence numbers), but what it received still counts.
+                    session.packetsSent = before.packetsSent
+                    session.octetsSent = before.octetsSent
+                    session.sequence = before.sequence
+                    state.sessions[peer.ufrag] = session
+                    state.counters.droppedOverBudget += 1
+                    return .drop
+                }
+                state.sessions[peer.ufrag] = session
+                state.verified[source] = peer
+                if kind == .rtp { state.counters.packetsEchoed += 1 } else { state.counters.rtcpAnswered += 1 }
+                return .reply(reply)
             default:
                 state.counters.droppedMalformed += 1
                 return .drop
@@ -256,95 +293,6 @@ public final class MediaService: Sendable {
         case stun
     }
 
-    /// An RTP packet of a verified session: record the uplink, then echo or record it.
-    private func media(
-        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double,
-        injected: Double?
-    ) -> [UInt8]? {
-        guard let header = try? RTPHeader(parsing: bytes) else {
-            counters.droppedMalformed += 1
-            return nil
-        }
-        if session.clientSSRC != header.ssrc {
-            session.clientSSRC = header.ssrc
-            session.uplink = ReceiveStatistics(minSequential: 1)
-        }
-        let sendTime = MediaExtension.sendTime(header, in: bytes)
-        // Jitter against the client's send time when it is there (network jitter only, without the
-        // sender's pacing noise), else against the RTP timestamp (RFC 3550 §6.4.1 as written).
-        let outcome = session.uplink.record(
-            sequenceNumber: header.sequenceNumber,
-            rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
-            arrival: now, clockRate: sendTime == nil ? MuLaw.clockRate : MediaExtension.sendTimeClockRate)
-        if session.firstMediaTime == nil { session.firstMediaTime = now }
-        let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
-        switch session.application {
-        case .recordPlayback:
-            if outcome != .duplicate, !session.recordingClosed, session.recording.count < configuration.maximumRecordingFrames {
-                session.recording.append(payload)
-                session.recordingPayloadType = header.payloadType
-                counters.packetsRecorded += 1
-            }
-            return nil
-        case .echo:
-            guard session.spendBudget() else { return nil }
-            let sent = injected ?? self.now  // an injected time (tests) sends at that time: hold 0
-            let echo = EchoReport(
-                originalSequence: header.sequenceNumber,
-                holdMicroseconds: UInt32(clamping: Int64(max(0, (sent - now) * 1e6))),
-                clientSendMicroseconds: sendTime ?? 0,
-                edgeSendMicroseconds: Self.microseconds(sent),
-                uplink: UplinkReport(
-                    expected: UInt32(clamping: session.uplink.expected), received: UInt32(clamping: session.uplink.received),
-                    jitterMicroseconds: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * 1000))))
-            guard let encoded = session.originate(
-                payload, payloadType: header.payloadType, marker: header.marker, at: sent,
-                headerExtension: MediaExtension.echoExtension(echo))
-            else { return nil }
-            counters.packetsEchoed += 1
-            return encoded
-        }
-    }
-
-    /// An RTCP compound packet of a verified session: answer a sender report with a report block.
-    private func control(
-        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double,
-        injected: Double?
-    ) -> [UInt8]? {
-        guard let compound = try? RTCPCompoundPacket(decoding: Array(bytes)) else {
-            counters.droppedMalformed += 1
-            return nil
-        }
-        let report = compound.packets.lazy.compactMap { packet -> RTCPSenderReport? in
-            if case .senderReport(let report) = packet { return report }
-            return nil
-        }.first
-        guard let report, session.spendBudget() else { return nil }
-        var interval = session.uplink.closeInterval()
-        if session.uplink.expected == 0 { interval.fractionLost = 0 }
-        let sent = injected ?? self.now  // an injected time (tests) sends at that time: hold 0
-        let block = RTCPReportBlock(
-            ssrc: report.ssrc, fractionLost: interval.fractionLost,
-            cumulativeLost: Int32(clamping: session.uplink.lost),
-            extendedHighestSequenceNumber: session.uplink.extendedHighestSequenceNumber,
-            // In the stream's RTP units (8 kHz for PCMU), as RFC 3550 defines the field.
-            interarrivalJitter: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * Double(MuLaw.clockRate) / 1000)),
-            lastSenderReport: report.ntpTimestamp.middle32Bits,
-            delaySinceLastSenderReport: UInt32(clamping: Int64((sent - now) * 65536)))
-        let answer: RTCPPacket =
-            session.packetsSent > 0
-            ? .senderReport(
-                RTCPSenderReport(
-                    ssrc: session.ssrc, ntpTimestamp: NTPTimestamp(unixTime: 0), rtpTimestamp: Self.rtpTimestamp(sent),
-                    packetCount: UInt32(truncatingIfNeeded: session.packetsSent),
-                    octetCount: UInt32(truncatingIfNeeded: session.octetsSent), reportBlocks: [block]))
-            : .receiverReport(RTCPReceiverReport(ssrc: session.ssrc, reportBlocks: [block]))
-        let compoundAnswer = RTCPCompoundPacket([answer, .sourceDescription(.cname("preflight-edge", ssrc: session.ssrc))])
-        guard let encoded = try? compoundAnswer.encoded() else { return nil }
-        counters.rtcpAnswered += 1
-        return encoded
-    }
-
     static func microseconds(_ seconds: Double) -> UInt64 {
         UInt64(max(0, seconds * 1e6))
     }
@@ -354,96 +302,4 @@ public final class MediaService: Sendable {
         UInt32(truncatingIfNeeded: UInt64(max(0, seconds * Double(MuLaw.clockRate))))
     }
 
-    // MARK: STUN
-
-    /// What to do with a STUN datagram.
-    private enum CheckOutcome {
-        /// A valid check: send this success response.
-        case answer([UInt8])
-        /// A check to refuse with this error code (RFC 8489 §9.1.3: 400 without USERNAME, 401 for
-        /// an unknown username or bad integrity).
-        case refuse(code: Int, transactionID: STUNTransactionID)
-        /// Not a Binding request, or not STUN after all (bad FINGERPRINT): drop silently.
-        case ignore
-    }
-
-    private func handleSTUN(_ datagram: ByteBuffer, from source: SocketAddress) -> ByteBuffer? {
-        let outcome = datagram.withUnsafeReadableBytes { check($0, from: source) }
-        switch outcome {
-        case .answer(let response):
-            return ByteBuffer(bytes: response)
-        case .refuse(let code, let transactionID):
-            state.withLock { $0.counters.checksRefused += 1 }
-            // No MESSAGE-INTEGRITY on the error: the edge cannot trust the key the request claims.
-            let refusal = STUNMessage(
-                type: STUNMessageType(method: .binding, class: .errorResponse), transactionID: transactionID,
-                attributes: [.errorCode(STUNErrorCode(code: code, reason: code == 400 ? "Bad Request" : "Unauthorized"))])
-            return (try? refusal.encoded(fingerprint: true)).map { ByteBuffer(bytes: $0) }
-        case .ignore:
-            state.withLock { $0.counters.droppedMalformed += 1 }
-            return nil
-        }
-    }
-
-    private func check(_ buffer: UnsafeRawBufferPointer, from source: SocketAddress) -> CheckOutcome {
-        guard let layout = try? STUNMessageLayout(parsing: buffer),
-            layout.type == STUNMessageType(method: .binding, class: .request)
-        else { return .ignore }
-        if layout.fingerprintOffset != nil {
-            guard (try? layout.verifyFingerprint(in: buffer)) != nil else { return .ignore }
-        }
-        guard let usernameRange = layout.value(of: .username, in: buffer) else {
-            // A plain Binding request (no USERNAME, no MESSAGE-INTEGRITY): the edge is a STUN
-            // server for the client's server-reflexive candidate (RFC 8489 §12). Its answer
-            // grants nothing: the source is not verified for media.
-            guard layout.value(of: .messageIntegrity, in: buffer) == nil,
-                layout.value(of: .messageIntegritySHA256, in: buffer) == nil
-            else { return .refuse(code: 400, transactionID: layout.transactionID) }
-            return reflect(layout.transactionID, from: source)
-        }
-        let username = String(decoding: buffer[usernameRange], as: UTF8.self)
-        let parts = username.split(separator: ":", maxSplits: 1)
-        let session = state.withLock { $0.sessions[parts.first.map(String.init) ?? ""] }
-        guard let session, parts.count == 2, parts[1] == session.credentials.remoteUfrag,
-            (try? layout.verifyIntegrity(key: session.key, in: buffer)) != nil
-        else { return .refuse(code: 401, transactionID: layout.transactionID) }
-        guard let mapped = Self.transportAddress(source) else {
-            return .ignore
-        }
-        let nominated = layout.value(of: .useCandidate, in: buffer) != nil
-        let response = STUNMessage(
-            type: STUNMessageType(method: .binding, class: .successResponse), transactionID: layout.transactionID,
-            attributes: [.xorMappedAddress(mapped)])
-        guard let encoded = try? response.encoded(integrityKey: session.key, fingerprint: true) else { return .ignore }
-        state.withLock { state in
-            // The session may have ended while the response was built.
-            guard state.sessions[session.credentials.localUfrag] != nil else { return }
-            state.verified[source] = session.credentials.localUfrag
-            // As the lite agent, media goes to the pair the controlling client nominated
-            // (RFC 8445 §8.2); ordinary checks and consent checks only verify their source.
-            if nominated || state.sessions[session.credentials.localUfrag]?.peer == nil {
-                state.sessions[session.credentials.localUfrag]?.peer = source
-            }
-            state.counters.checksAnswered += 1
-        }
-        return .answer(encoded)
-    }
-
-    /// The answer to a plain Binding request: XOR-MAPPED-ADDRESS and FINGERPRINT, no integrity.
-    private func reflect(_ transactionID: STUNTransactionID, from source: SocketAddress) -> CheckOutcome {
-        guard let mapped = Self.transportAddress(source) else {
-            return .ignore
-        }
-        let response = STUNMessage(
-            type: STUNMessageType(method: .binding, class: .successResponse), transactionID: transactionID,
-            attributes: [.xorMappedAddress(mapped), .software("preflight-edge")])
-        guard let encoded = try? response.encoded(fingerprint: true) else { return .ignore }
-        state.withLock { $0.counters.bindingsAnswered += 1 }
-        return .answer(encoded)
-    }
-
-    /// `source` as a STUN transport address (for XOR-MAPPED-ADDRESS).
-    private static func transportAddress(_ source: SocketAddress) -> TransportAddress? {
-        TransportAddress(host: source.ipAddress ?? "", port: UInt16(clamping: source.port ?? 0))
-    }
 }

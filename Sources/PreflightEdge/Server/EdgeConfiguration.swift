@@ -19,8 +19,15 @@ public struct EdgeConfiguration: Sendable {
     public var edgeName: String
     /// API key sid → secret (at least 32 bytes) that access tokens are verified with.
     public var apiKeys: [String: String]
+    /// API key sid → the account sid the key belongs to; every key needs one. A token's subject
+    /// must be its key's account (20103), so one account's key cannot mint tokens for another.
+    public var accounts: [String: String]
     /// Application sid → test application; outgoing calls are routed by the token's grant.
     public var applications: [String: TestApplication]
+    /// Application sid → the account sid it belongs to: a call is routed to an application only
+    /// for tokens of its account (31002 otherwise). An application without an entry serves every
+    /// account of the edge. Empty by default.
+    public var applicationAccounts: [String: String]
     /// STUN/TURN servers handed out in `welcome`; none by default. A server without a username
     /// gets per-session time-limited credentials when ``turnSecret`` is set.
     public var iceServers: [ICEServer]
@@ -34,8 +41,15 @@ public struct EdgeConfiguration: Sendable {
     /// plain Binding requests there, so a client learns its server-reflexive address on the
     /// path media will take); `true` by default.
     public var offersSTUN: Bool
-    /// Signaling sessions served at once; further connections are refused with 70101. 1000 by default.
+    /// Signaling sessions served at once, counted from a `hello` with a valid token; further
+    /// sessions are refused with 70101. 1000 by default.
     public var maximumSessions: Int
+    /// Sessions one account (a token's `sub`) holds at once; further ones are refused with 70104.
+    /// 500 by default.
+    public var maximumSessionsPerAccount: Int
+    /// Sessions one identity of an account holds at once; further ones are refused with 70104.
+    /// 5 by default.
+    public var maximumSessionsPerIdentity: Int
     /// The longest test call; the edge hangs up with 70102 when it is reached. 120 s by default.
     public var maximumTestDuration: Duration
     /// How long a new connection may take to send `hello`, and a welcomed one to send `invite`;
@@ -59,12 +73,16 @@ public struct EdgeConfiguration: Sendable {
         advertisedMediaPort: Int? = nil,
         edgeName: String = "local",
         apiKeys: [String: String],
+        accounts: [String: String],
         applications: [String: TestApplication],
+        applicationAccounts: [String: String] = [:],
         iceServers: [ICEServer] = [],
         turnSecret: String? = nil,
         turnCredentialLifetime: Duration = .seconds(3600),
         offersSTUN: Bool = true,
         maximumSessions: Int = 1000,
+        maximumSessionsPerAccount: Int = 500,
+        maximumSessionsPerIdentity: Int = 5,
         maximumTestDuration: Duration = .seconds(120),
         signalingTimeout: Duration = .seconds(10),
         recordingStartTimeout: Duration = .seconds(10),
@@ -79,12 +97,16 @@ public struct EdgeConfiguration: Sendable {
         self.advertisedMediaPort = advertisedMediaPort
         self.edgeName = edgeName
         self.apiKeys = apiKeys
+        self.accounts = accounts
         self.applications = applications
+        self.applicationAccounts = applicationAccounts
         self.iceServers = iceServers
         self.turnSecret = turnSecret
         self.turnCredentialLifetime = turnCredentialLifetime
         self.offersSTUN = offersSTUN
         self.maximumSessions = maximumSessions
+        self.maximumSessionsPerAccount = maximumSessionsPerAccount
+        self.maximumSessionsPerIdentity = maximumSessionsPerIdentity
         self.maximumTestDuration = maximumTestDuration
         self.signalingTimeout = signalingTimeout
         self.recordingStartTimeout = recordingStartTimeout

@@ -38,7 +38,11 @@ public final class EdgeServer: Sendable {
     let verifier: AccessTokenVerifier
     let logger: Logger
     private let ready = Mutex<ReadyState>(.waiting([]))
-    let sessions = Mutex<Int>(0)
+    /// Sessions admitted after a valid `hello`, in all and per account and identity.
+    let admissions: Mutex<SessionAdmissions>
+
+    /// Signaling sessions admitted now (a valid `hello` and not ended).
+    public var sessionCount: Int { admissions.withLock { $0.total } }
 
     private enum ReadyState {
         case waiting([CheckedContinuation<Addresses, any Error>])
@@ -47,12 +51,21 @@ public final class EdgeServer: Sendable {
     }
 
     /// Creates an edge; nothing is bound until ``run()``.
-    /// - Throws: ``PreflightError`` `.invalidArgument` for an API key secret shorter than 32 bytes.
+    /// - Throws: ``PreflightError`` `.invalidArgument` for an API key secret shorter than 32 bytes
+    ///   or an API key without an account.
     public init(configuration: EdgeConfiguration, logger: Logger) async throws(PreflightError) {
         self.configuration = configuration
         self.logger = logger
+        for sid in configuration.apiKeys.keys.sorted() where (configuration.accounts[sid] ?? "").isEmpty {
+            throw PreflightError(
+                code: .invalidArgument, message: "edge: API key \"\(sid)\" has no account; tokens must name their key's account")
+        }
         media = MediaService(configuration: configuration.media)
-        verifier = try await AccessTokenVerifier(configuration: .init(apiKeys: configuration.apiKeys))
+        admissions = Mutex(SessionAdmissions(limits: .init(
+            total: configuration.maximumSessions, perAccount: configuration.maximumSessionsPerAccount,
+            perIdentity: configuration.maximumSessionsPerIdentity)))
+        verifier = try await AccessTokenVerifier(
+            configuration: .init(apiKeys: configuration.apiKeys, accounts: configuration.accounts))
     }
 
     /// The addresses the edge listens on, once ``run()`` has bound them.
@@ -107,7 +120,10 @@ public final class EdgeServer: Sendable {
             router: makeRouter(),
             server: .http1WebSocketUpgrade(
                 webSocketRouter: makeWebSocketRouter(mediaPort: mediaAddress.port ?? 0),
-                configuration: .init(ws: .init(maxFrameSize: SignalingMessage.maximumTextLength))),
+                // Text frames must be valid UTF-8 (RFC 6455 §8.1): invalid ones close with 1007.
+                // A client that does not answer the close handshake is dropped after 2 s, not 15.
+                configuration: .init(ws: .init(
+                    maxFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(2), validateUTF8: true))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.httpPort), serverName: "preflight-edge"),
             onServerRunning: { [self] channel in
                 guard let http = channel.localAddress else { return }
@@ -137,7 +153,7 @@ public final class EdgeServer: Sendable {
         router.get("healthz") { [self] _, _ -> Response in
             let counters = media.counters
             let body = """
-                {"status":"ok","edge":"\(configuration.edgeName)","sessions":\(sessions.withLock { $0 }),\
+                {"status":"ok","edge":"\(configuration.edgeName)","sessions":\(sessionCount),\
                 "mediaSessions":\(media.sessionCount),"packetsEchoed":\(counters.packetsEchoed),\
                 "droppedMalformed":\(counters.droppedMalformed),"droppedUnverified":\(counters.droppedUnverified),\
                 "droppedRateLimited":\(counters.droppedRateLimited)}
@@ -151,26 +167,9 @@ public final class EdgeServer: Sendable {
     private func makeWebSocketRouter(mediaPort: Int) -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.ws("signaling") { [self] inbound, outbound, context in
-            guard admit() else {
-                let refusal = SignalingMessage.error(
-                    .init(code: PreflightError.Code.edgeAtCapacity.rawValue,
-                          message: "edge at capacity: \(configuration.maximumSessions) sessions"))
-                try await outbound.write(.text(refusal.jsonText()))
-                return
-            }
-            defer { sessions.withLock { $0 -= 1 } }
             let session = SignalingSession(edge: self, mediaPort: mediaPort, logger: context.logger)
             await session.run(inbound: inbound, outbound: outbound)
         }
         return router
-    }
-
-    /// Counts a new session unless the edge is full.
-    private func admit() -> Bool {
-        sessions.withLock { count in
-            guard count < configuration.maximumSessions else { return false }
-            count += 1
-            return true
-        }
     }
 }

@@ -3,13 +3,17 @@ import HummingbirdWebSocket
 import NIOWebSocket
 import Logging
 import PreflightCore
+import Synchronization
 
 /// One signaling connection on the edge: hello → welcome, invite → ringing → answer, then the call
 /// until either side hangs up (docs/protocol.md).
 ///
-/// Its events (client messages, timers, the application's end) go through one stream to one loop,
-/// so the session's state has a single owner. A malformed or unexpected message ends this session
-/// with an `error` (70002) and leaves every other session untouched.
+/// Its events (client messages, timers, the application's end) go through one bounded stream to
+/// one loop, so the session's state has a single owner. A malformed or unexpected message ends this
+/// session with an `error` (70002) and leaves every other session untouched. When the loop ends
+/// the reader is cancelled and the handler returns, which closes the connection: nothing the
+/// client sends afterwards is read, and a client that sends faster than the loop consumes (more
+/// than ``inboundBuffer`` events ahead) has its session ended.
 struct SignalingSession {
     let edge: EdgeServer
     let mediaPort: Int
@@ -34,43 +38,66 @@ struct SignalingSession {
         case end
     }
 
+    /// Events buffered between the reader and the loop. The protocol has at most three client
+    /// messages in a session (hello, invite, hangup), so a client this far ahead is flooding.
+    static let inboundBuffer = 16
+
     /// Serves the connection until the client leaves or the session ends; the caller returns
     /// (closing the WebSocket) afterwards.
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
-        let (events, continuation) = AsyncStream<Event>.makeStream()
+        let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(Self.inboundBuffer))
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await coordinate(events: events, events: continuation, outbound: outbound)
+                await read(inbound, into: continuation)
             }
-            var iterator = inbound.makeAsyncIterator()
-            do {
-                while let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
-                    switch message {
-                    case .text(let text):
-                        do throws(PreflightError) {
-                            continuation.yield(.message(try SignalingMessage(jsonText: text)))
-                        } catch {
-                            continuation.yield(.malformed(error))
-                        }
-                    case .binary:
-                        continuation.yield(
-                            .malformed(PreflightError(code: .malformed, message: "signaling: binary frames are not part of the protocol")))
-                    }
-                }
-            } catch {
-                logger.debug("signaling connection ended", metadata: ["error": "\(error)"])
-            }
-            continuation.yield(.closed)
-            await group.waitForAll()
+            await coordinate(events: events, continuation: continuation, outbound: outbound)
+            // The session is over: stop reading (the reader's wait ends on cancellation), so the
+            // handler returns and the connection closes whatever the client keeps sending.
+            continuation.finish()
+            group.cancelAll()
         }
     }
 
+    /// Parses the client's frames into events until the connection ends, the reader is cancelled
+    /// or the loop falls behind (the buffer is full: the stream is finished, which ends the loop).
+    private func read(_ inbound: WebSocketInboundStream, into continuation: AsyncStream<Event>.Continuation) async {
+        func deliver(_ event: Event) -> Bool {
+            if case .dropped = continuation.yield(event) {
+                logger.info("signaling session ended: the client sends faster than the protocol allows")
+                continuation.finish()
+                return false
+            }
+            return true
+        }
+        var iterator = inbound.makeAsyncIterator()
+        do {
+            while !Task.isCancelled, let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
+                let event: Event
+                switch message {
+                case .text(let text):
+                    do throws(PreflightError) {
+                        event = .message(try SignalingMessage(jsonText: text))
+                    } catch {
+                        event = .malformed(error)
+                    }
+                case .binary:
+                    event = .malformed(PreflightError(code: .malformed, message: "signaling: binary frames are not part of the protocol"))
+                }
+                guard deliver(event) else { return }
+            }
+        } catch {
+            logger.debug("signaling connection ended", metadata: ["error": "\(UntrustedText.excerpt("\(error)", limit: 200))"])
+        }
+        _ = deliver(.closed)
+    }
+
     private func coordinate(
-        events: AsyncStream<Event>, events continuation: AsyncStream<Event>.Continuation, outbound: WebSocketOutboundWriter
+        events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation, outbound: WebSocketOutboundWriter
     ) async {
         let configuration = edge.configuration
         var phase = Phase.awaitingHello
         var phaseID = 0
+        var admission: SessionAdmissions.Holder?
         await withTaskGroup(of: Void.self) { timers in
             func startTimer(_ duration: Duration) {
                 let id = phaseID
@@ -87,7 +114,9 @@ struct SignalingSession {
                 }
             }
             func fail(_ error: PreflightError, callSid: String? = nil) async {
-                logger.info("signaling session refused", metadata: ["code": "\(error.code)", "reason": "\(error.message)"])
+                logger.info(
+                    "signaling session refused",
+                    metadata: ["code": "\(error.code)", "reason": "\(UntrustedText.excerpt(error.message, limit: 240))"])
                 await send(.error(.init(code: error.code.rawValue, message: error.message, callSid: callSid)))
             }
 
@@ -115,6 +144,12 @@ struct SignalingSession {
                 case (.message(.hello(let token, _)), .awaitingHello):
                     do throws(PreflightError) {
                         let claims = try await edge.verifier.verify(token)
+                        // Counted only now, with a valid token: a connection that never
+                        // authenticates holds no session slot.
+                        let identity = claims.grants.identity ?? ""
+                        admission = try edge.admissions.withLock { admissions throws(PreflightError) in
+                            try admissions.admit(account: claims.sub, identity: identity)
+                        }
                         var random = SystemRandomNumberGenerator()
                         await send(.welcome(.init(
                             edge: configuration.edgeName, sessionId: "SS" + Self.hex(&random, bytes: 16),
@@ -162,6 +197,9 @@ struct SignalingSession {
             if case .inCall(_, let ufrag) = phase {
                 edge.media.removeSession(localUfrag: ufrag)
             }
+            if let admission {
+                edge.admissions.withLock { $0.release(admission) }
+            }
             timers.cancelAll()
             try? await outbound.close(.normalClosure, reason: nil)
         }
@@ -175,11 +213,16 @@ struct SignalingSession {
         try invite.ice.validate()
         guard let codec = invite.codecs.first(where: { $0.uppercased() == "PCMU" }) else {
             throw PreflightError(
-                code: .unsupportedCodec, message: "call: none of the codecs \(invite.codecs) is supported; the edge speaks PCMU")
+                code: .unsupportedCodec, message: "call: none of the codecs \(UntrustedText.excerpt("\(invite.codecs)", limit: 120)) is supported; the edge speaks PCMU")
         }
         let sid = claims.grants.voice?.outgoing?.applicationSID ?? ""
         guard let application = configuration.applications[sid] else {
-            throw PreflightError(code: .callDeclined, message: "call: application \"\(sid)\" is not served by this edge")
+            throw PreflightError(
+                code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) is not served by this edge")
+        }
+        if let owner = configuration.applicationAccounts[sid], owner != claims.sub {
+            throw PreflightError(
+                code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) does not belong to the token's account")
         }
         var random = SystemRandomNumberGenerator()
         let callSid = "CA" + Self.hex(&random, bytes: 16)
@@ -197,7 +240,10 @@ struct SignalingSession {
             codec: codec.uppercased(), payloadType: MuLaw.payloadType, application: application.rawValue)))
         logger.info(
             "call answered",
-            metadata: ["callSid": "\(callSid)", "application": "\(application.rawValue)", "identity": "\(claims.grants.identity ?? "")"])
+            metadata: [
+                "callSid": "\(callSid)", "application": "\(application.rawValue)",
+                "identity": "\(UntrustedText.excerpt(claims.grants.identity ?? ""))",
+            ])
         return (callSid, ufrag, application)
     }
 
@@ -241,7 +287,11 @@ struct SignalingSession {
             let host = advertisedAddress.contains(":") ? "[\(advertisedAddress)]" : advertisedAddress
             servers.append(ICEServer(urls: ["stun:\(host):\(configuration.advertisedMediaPort ?? mediaPort)"]))
         }
-        let expiry = Int64(Date().timeIntervalSince1970) + configuration.turnCredentialLifetime.components.seconds
+        // Never valid longer than the token that earned them (its expiry is range-checked).
+        let now = Int64(Date().timeIntervalSince1970)
+        let tokenExpiry = claims.exp.flatMap { $0.isFinite && abs($0) < 1e15 ? Int64($0.rounded(.down)) : nil } ?? now
+        let lifetime = min(max(0, configuration.turnCredentialLifetime.components.seconds), 366 * 86_400)
+        let expiry = min(now + lifetime, tokenExpiry)
         for var server in configuration.iceServers {
             if server.username == nil, let secret = configuration.turnSecret,
                 server.urls.contains(where: { $0.hasPrefix("turn:") || $0.hasPrefix("turns:") })

@@ -1,0 +1,120 @@
+import NIOCore
+import PreflightCore
+import Synchronization
+
+extension MediaService {
+    // MARK: STUN
+
+    /// What to do with a STUN datagram.
+    enum CheckOutcome {
+        /// A valid check: send this success response.
+        case answer([UInt8])
+        /// A check to refuse with this error code (RFC 8489 §9.1.3: 400 without USERNAME, 401 for
+        /// an unknown username or bad integrity).
+        case refuse(code: Int, transactionID: STUNTransactionID)
+        /// Not a Binding request, or not STUN after all (bad FINGERPRINT): drop silently.
+        case ignore
+    }
+
+    func handleSTUN(_ datagram: ByteBuffer, from source: SocketAddress) -> ByteBuffer? {
+        let outcome = datagram.withUnsafeReadableBytes { check($0, from: source) }
+        let reply: [UInt8]?
+        switch outcome {
+        case .answer(let response):
+            reply = response
+        case .refuse(let code, let transactionID):
+            state.withLock { $0.counters.checksRefused += 1 }
+            // No MESSAGE-INTEGRITY on the error: the edge cannot trust the key the request claims.
+            let refusal = STUNMessage(
+                type: STUNMessageType(method: .binding, class: .errorResponse), transactionID: transactionID,
+                attributes: [.errorCode(STUNErrorCode(code: code, reason: code == 400 ? "Bad Request" : "Unauthorized"))])
+            reply = try? refusal.encoded(fingerprint: true)
+        case .ignore:
+            state.withLock { $0.counters.droppedMalformed += 1 }
+            return nil
+        }
+        guard let reply else { return nil }
+        // One answer per request, and no bigger than the request plus the allowance: a verified
+        // address spends its budget, any other gets no more than that one datagram's worth.
+        let allowed = state.withLock { state -> Bool in
+            let sent: Bool
+            if state.verified[source] != nil {
+                sent = state.verified[source]?.budget.spend(bytes: reply.count) ?? false
+            } else {
+                sent = reply.count <= datagram.readableBytes + SendBudget.allowancePerDatagram
+            }
+            if !sent { state.counters.droppedOverBudget += 1 }
+            return sent
+        }
+        return allowed ? ByteBuffer(bytes: reply) : nil
+    }
+
+    func check(_ buffer: UnsafeRawBufferPointer, from source: SocketAddress) -> CheckOutcome {
+        guard let layout = try? STUNMessageLayout(parsing: buffer),
+            layout.type == STUNMessageType(method: .binding, class: .request)
+        else { return .ignore }
+        if layout.fingerprintOffset != nil {
+            guard (try? layout.verifyFingerprint(in: buffer)) != nil else { return .ignore }
+        }
+        guard let usernameRange = layout.value(of: .username, in: buffer) else {
+            // A plain Binding request (no USERNAME, no MESSAGE-INTEGRITY): the edge is a STUN
+            // server for the client's server-reflexive candidate (RFC 8489 §12). Its answer
+            // grants nothing: the source is not verified for media.
+            guard layout.value(of: .messageIntegrity, in: buffer) == nil,
+                layout.value(of: .messageIntegritySHA256, in: buffer) == nil
+            else { return .refuse(code: 400, transactionID: layout.transactionID) }
+            return reflect(layout.transactionID, from: source)
+        }
+        let username = String(decoding: buffer[usernameRange], as: UTF8.self)
+        let parts = username.split(separator: ":", maxSplits: 1)
+        let session = state.withLock { $0.sessions[parts.first.map(String.init) ?? ""] }
+        guard let session, parts.count == 2, parts[1] == session.credentials.remoteUfrag,
+            (try? layout.verifyIntegrity(key: session.key, in: buffer)) != nil
+        else { return .refuse(code: 401, transactionID: layout.transactionID) }
+        guard let mapped = Self.transportAddress(source) else {
+            return .ignore
+        }
+        let nominated = layout.value(of: .useCandidate, in: buffer) != nil
+        let response = STUNMessage(
+            type: STUNMessageType(method: .binding, class: .successResponse), transactionID: layout.transactionID,
+            attributes: [.xorMappedAddress(mapped)])
+        guard let encoded = try? response.encoded(integrityKey: session.key, fingerprint: true) else { return .ignore }
+        state.withLock { state in
+            // The session may have ended while the response was built.
+            guard state.sessions[session.credentials.localUfrag] != nil else { return }
+            if state.verified[source] == nil {
+                // The budget starts with the check that verified the address.
+                var peer = VerifiedPeer(ufrag: session.credentials.localUfrag)
+                peer.budget.receive(bytes: buffer.count)
+                state.verified[source] = peer
+            } else {
+                state.verified[source]?.ufrag = session.credentials.localUfrag
+            }
+            // As the lite agent, media goes to the pair the controlling client nominated
+            // (RFC 8445 §8.2); ordinary checks and consent checks only verify their source.
+            if nominated || state.sessions[session.credentials.localUfrag]?.peer == nil {
+                state.sessions[session.credentials.localUfrag]?.peer = source
+            }
+            state.counters.checksAnswered += 1
+        }
+        return .answer(encoded)
+    }
+
+    /// The answer to a plain Binding request: XOR-MAPPED-ADDRESS and FINGERPRINT, no integrity.
+    private func reflect(_ transactionID: STUNTransactionID, from source: SocketAddress) -> CheckOutcome {
+        guard let mapped = Self.transportAddress(source) else {
+            return .ignore
+        }
+        let response = STUNMessage(
+            type: STUNMessageType(method: .binding, class: .successResponse), transactionID: transactionID,
+            attributes: [.xorMappedAddress(mapped), .software("preflight-edge")])
+        guard let encoded = try? response.encoded(fingerprint: true) else { return .ignore }
+        state.withLock { $0.counters.bindingsAnswered += 1 }
+        return .answer(encoded)
+    }
+
+    /// `source` as a STUN transport address (for XOR-MAPPED-ADDRESS).
+    private static func transportAddress(_ source: SocketAddress) -> TransportAddress? {
+        TransportAddress(host: source.ipAddress ?? "", port: UInt16(clamping: source.port ?? 0))
+    }
+}

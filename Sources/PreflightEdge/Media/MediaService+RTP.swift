@@ -1,0 +1,98 @@
+import NIOCore
+import PreflightCore
+
+extension MediaService {
+    /// An RTP packet of a verified session: record the uplink, then echo or record it.
+    func media(
+        _ bytes: UnsafeRawBufferPointer, session: inout Session, state: inout State, at now: Double, injected: Double?
+    ) -> [UInt8]? {
+        guard let header = try? RTPHeader(parsing: bytes) else {
+            state.counters.droppedMalformed += 1
+            return nil
+        }
+        if session.clientSSRC != header.ssrc {
+            session.clientSSRC = header.ssrc
+            session.uplink = ReceiveStatistics(minSequential: 1)
+        }
+        let sendTime = MediaExtension.sendTime(header, in: bytes)
+        // Jitter against the client's send time when it is there (network jitter only, without the
+        // sender's pacing noise), else against the RTP timestamp (RFC 3550 §6.4.1 as written).
+        let outcome = session.uplink.record(
+            sequenceNumber: header.sequenceNumber,
+            rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
+            arrival: now, clockRate: sendTime == nil ? MuLaw.clockRate : MediaExtension.sendTimeClockRate)
+        if session.firstMediaTime == nil { session.firstMediaTime = now }
+        let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
+        switch session.application {
+        case .recordPlayback:
+            guard outcome != .duplicate, !session.recordingClosed, session.recording.count < configuration.maximumRecordingFrames
+            else { return nil }
+            // Bytes, not only frames: 250 frames of 2 KB each from every session would hold
+            // 500 KB a session; the budgets bound each recording and all of them together.
+            guard session.recordingBytes + payload.count <= configuration.maximumRecordingBytes,
+                state.recordingBytes + payload.count <= configuration.maximumTotalRecordingBytes
+            else {
+                state.counters.droppedOverRecordingBudget += 1
+                return nil
+            }
+            session.recording.append(payload)
+            session.recordingBytes += payload.count
+            state.recordingBytes += payload.count
+            session.recordingPayloadType = header.payloadType
+            state.counters.packetsRecorded += 1
+            return nil
+        case .echo:
+            let sent = injected ?? self.now  // an injected time (tests) sends at that time: hold 0
+            let echo = EchoReport(
+                originalSequence: header.sequenceNumber,
+                holdMicroseconds: UInt32(clamping: Int64(max(0, (sent - now) * 1e6))),
+                clientSendMicroseconds: sendTime ?? 0,
+                edgeSendMicroseconds: Self.microseconds(sent),
+                uplink: UplinkReport(
+                    expected: UInt32(clamping: session.uplink.expected), received: UInt32(clamping: session.uplink.received),
+                    jitterMicroseconds: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * 1000))))
+            guard let encoded = session.originate(
+                payload, payloadType: header.payloadType, marker: header.marker, at: sent,
+                headerExtension: MediaExtension.echoExtension(echo))
+            else { return nil }
+            return encoded
+        }
+    }
+
+    /// An RTCP compound packet of a verified session: answer a sender report with a report block.
+    func control(
+        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, at now: Double,
+        injected: Double?
+    ) -> [UInt8]? {
+        guard let compound = try? RTCPCompoundPacket(decoding: Array(bytes)) else {
+            counters.droppedMalformed += 1
+            return nil
+        }
+        let report = compound.packets.lazy.compactMap { packet -> RTCPSenderReport? in
+            if case .senderReport(let report) = packet { return report }
+            return nil
+        }.first
+        guard let report else { return nil }
+        var interval = session.uplink.closeInterval()
+        if session.uplink.expected == 0 { interval.fractionLost = 0 }
+        let sent = injected ?? self.now  // an injected time (tests) sends at that time: hold 0
+        let block = RTCPReportBlock(
+            ssrc: report.ssrc, fractionLost: interval.fractionLost,
+            cumulativeLost: Int32(clamping: session.uplink.lost),
+            extendedHighestSequenceNumber: session.uplink.extendedHighestSequenceNumber,
+            // In the stream's RTP units (8 kHz for PCMU), as RFC 3550 defines the field.
+            interarrivalJitter: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * Double(MuLaw.clockRate) / 1000)),
+            lastSenderReport: report.ntpTimestamp.middle32Bits,
+            delaySinceLastSenderReport: UInt32(clamping: Int64((sent - now) * 65536)))
+        let answer: RTCPPacket =
+            session.packetsSent > 0
+            ? .senderReport(
+                RTCPSenderReport(
+                    ssrc: session.ssrc, ntpTimestamp: NTPTimestamp(unixTime: 0), rtpTimestamp: Self.rtpTimestamp(sent),
+                    packetCount: UInt32(truncatingIfNeeded: session.packetsSent),
+                    octetCount: UInt32(truncatingIfNeeded: session.octetsSent), reportBlocks: [block]))
+            : .receiverReport(RTCPReceiverReport(ssrc: session.ssrc, reportBlocks: [block]))
+        let compoundAnswer = RTCPCompoundPacket([answer, .sourceDescription(.cname("preflight-edge", ssrc: session.ssrc))])
+        return try? compoundAnswer.encoded()
+    }
+}
