@@ -39,7 +39,7 @@ func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
 
 /// Built once: key setup is not what is being fuzzed.
 let verifier: AccessTokenVerifier? = runBlocking {
-    try? await AccessTokenVerifier(configuration: .init(apiKeys: [apiKeySID: secret]))
+    try? await AccessTokenVerifier(configuration: .init(apiKeys: [apiKeySID: secret], accounts: [apiKeySID: "ACfuzz"]))
 }
 
 func base64URL(_ bytes: some Sequence<UInt8>) -> String {
