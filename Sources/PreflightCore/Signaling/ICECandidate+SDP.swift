@@ -13,15 +13,21 @@ extension ICECandidate {
     /// Unknown extension attributes (name-value pairs after the known ones) are ignored, as RFC 8839 requires.
     /// - Throws: ``PreflightError`` `.malformed` naming the field that is wrong.
     public init(sdpAttribute: String) throws(PreflightError) {
-        var text = Substring(sdpAttribute)
-        if text.hasPrefix("a=") { text = text.dropFirst(2) }
-        if text.hasPrefix("candidate:") { text = text.dropFirst("candidate:".count) }
-        let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+        // SDP is split on the space scalar, not on Characters: a combining mark after a space (or
+        // after "candidate:") would otherwise merge with it into one grapheme, so the text this
+        // type prints for a parsed candidate would split differently when parsed again.
+        var text = Substring(sdpAttribute).unicodeScalars
+        if text.starts(with: "a=".unicodeScalars) { text = text.dropFirst(2) }
+        if text.starts(with: "candidate:".unicodeScalars) { text = text.dropFirst("candidate:".unicodeScalars.count) }
+        let fields = text.split(separator: " ", omittingEmptySubsequences: true).map { Substring($0) }
         func bad(_ what: String) -> PreflightError {
             PreflightError(code: .malformed, message: "ICE candidate: \(what) in \(UntrustedText.quoted(sdpAttribute, limit: 160))")
         }
         guard fields.count >= 8, fields[6] == "typ" else { throw bad("expected 'foundation component transport priority address port typ type'") }
-        guard (1...32).contains(fields[0].count) else { throw bad("foundation must be 1 to 32 characters") }
+        // RFC 8839 §5.1: foundation = 1*32ice-char (ALPHA / DIGIT / "+" / "/").
+        guard (1...32).contains(fields[0].utf8.count), fields[0].utf8.allSatisfy(Self.isICEChar) else {
+            throw bad("foundation must be 1 to 32 ice-chars")
+        }
         guard let component = Int(fields[1]), (1...256).contains(component) else { throw bad("component is not 1…256") }
         guard let priority = UInt32(fields[3]) else { throw bad("priority is not a 32-bit number") }
         guard let port = UInt16(fields[5]) else { throw bad("port is not 0…65535") }
@@ -44,5 +50,11 @@ extension ICECandidate {
             }
             index += 2
         }
+    }
+
+    /// Whether `byte` is an RFC 8839 ice-char: ALPHA / DIGIT / "+" / "/".
+    static func isICEChar(_ byte: UInt8) -> Bool {
+        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2B
+            || byte == 0x2F
     }
 }
