@@ -149,6 +149,8 @@ let package = Package(
                 "PreflightNIO",
                 "PreflightEdge",
                 "PreflightTesting",
+                // HMAC-SHA256 for hand-signed hostile tokens in the attack suite.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
