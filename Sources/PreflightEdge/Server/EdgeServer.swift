@@ -168,7 +168,7 @@ public final class EdgeServer: Sendable {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.ws("signaling") { [self] inbound, outbound, context in
             let session = SignalingSession(edge: self, mediaPort: mediaPort, logger: context.logger)
-            await session.run(inbound: inbound, outbound: outbound)
+            try await session.run(inbound: inbound, outbound: outbound)
         }
         return router
     }
