@@ -24,7 +24,9 @@ extension AttackTests {
         /// With room for a single session, 300 connections that never say hello hold no slot: a real
         /// client still gets hello → welcome. The edge's RSS grows by a bounded amount per connection.
         @Test func idleConnectionsHoldNoSessionSlot() async throws {
-            let edge = try AttackedEdge.start(["--max-sessions", "1"])
+            // The per-address connection cap (64 by default) is raised: these connections all come
+            // from 127.0.0.1, and what is measured here is the session slot.
+            let edge = try AttackedEdge.start(["--max-sessions", "1", "--max-connections-per-address", "400"])
             defer { edge.stop() }
             try await edge.expectAlive()  // warms the edge up, so the first figure is not its start-up
             let before = try edge.rssKiB()
@@ -45,11 +47,39 @@ extension AttackTests {
             try edge.expectSaneLog()
         }
 
+        /// One address holds at most 64 connections by default: the rest are closed before the
+        /// upgrade, and once one is released a new one gets in.
+        @Test func oneAddressCannotHoldEveryConnection() async throws {
+            let edge = try AttackedEdge.start()
+            defer { edge.stop() }
+            var held: [RawWebSocket] = []
+            var refused = 0
+            for _ in 0..<80 {
+                do {
+                    held.append(try await edge.connect())
+                } catch {
+                    refused += 1
+                }
+            }
+            print("per-address cap: \(held.count) connections held, \(refused) refused")
+            #expect(held.count == 64)
+            #expect(refused == 16)
+            await held.removeLast().close()
+            try await Task.sleep(for: .milliseconds(300))
+            let again = try await edge.connect()
+            #expect(again.endedAt == nil)
+            await again.close()
+            for socket in held { await socket.close() }
+            try await Task.sleep(for: .milliseconds(300))
+            try await edge.expectAlive()
+            try edge.expectSaneLog()
+        }
+
         /// With `--signaling-timeout 1`, every idle connection gets 53002 and a close frame, and the
         /// edge closes the TCP connection itself although the client never answers the closing
         /// handshake (the edge waits 2 s for that answer). Meanwhile a real client is still served.
         @Test func idleConnectionsAreClosedWithoutTheClientsCloseAnswer() async throws {
-            let edge = try AttackedEdge.start(["--signaling-timeout", "1"])
+            let edge = try AttackedEdge.start(["--signaling-timeout", "1", "--max-connections-per-address", "400"])
             defer { edge.stop() }
             let idle = try await Self.openIdle(Self.idleConnections, on: edge)
             let client = try await edge.hello(try await edge.token(identity: "real-client"))
