@@ -144,10 +144,11 @@ public final class EdgeServer: Sendable {
                     base: HTTP1WebSocketUpgradeChannel(
                         responder: responder, webSocketResponder: webSocketResponder,
                         // Text frames must be valid UTF-8 (RFC 6455 §8.1): invalid ones close with
-                        // 1007. A client that does not answer the close handshake is dropped
-                        // after 2 s, not 15.
+                        // 1007. The session waits for the client's close answer itself (2 s,
+                        // `SignalingSession.closeDrain`); the library's own wait, after it, is cut
+                        // from 15 s to 1 s.
                         configuration: .init(ws: .init(
-                            maxFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(2), validateUTF8: true))),
+                            maxFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(1), validateUTF8: true))),
                     limits: limits, limiter: limiter, tls: tls)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.httpPort), serverName: "preflight-edge"),

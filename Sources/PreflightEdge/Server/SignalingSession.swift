@@ -47,6 +47,10 @@ struct SignalingSession {
     /// `error` and close frame before the client reads them.
     static let closeDrain: Duration = .seconds(2)
 
+    /// Messages read and discarded after the session ended before the edge stops waiting for the
+    /// client's close frame: a client that keeps sending is not waiting for anything.
+    static let closeDrainMessages = 64
+
     /// Serves the connection until the client leaves or the session ends, then closes it.
     ///
     /// - Throws: the WebSocket library's error when the client broke the WebSocket protocol
@@ -93,6 +97,7 @@ struct SignalingSession {
         _ inbound: WebSocketInboundStream, into continuation: AsyncStream<Event>.Continuation, state: ReaderState
     ) async throws {
         var flooded = false
+        var discarded = 0
         func deliver(_ event: Event) {
             if case .dropped = continuation.yield(event) {
                 // Ends the session; what follows is read and discarded like after any end.
@@ -104,7 +109,11 @@ struct SignalingSession {
         var iterator = inbound.makeAsyncIterator()
         do {
             while let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
-                if flooded || state.sessionEnded.load(ordering: .acquiring) { continue }
+                if flooded || state.sessionEnded.load(ordering: .acquiring) {
+                    discarded += 1
+                    if discarded > Self.closeDrainMessages { return }
+                    continue
+                }
                 let event: Event
                 switch message {
                 case .text(let text):
