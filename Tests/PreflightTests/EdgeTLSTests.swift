@@ -20,14 +20,7 @@ struct EdgeTLSTests {
     }
 
     static func outcome(of test: PreflightTest) async -> Result<PreflightReport, PreflightError> {
-        for await event in test.events() {
-            switch event {
-            case .completed(let report): return .success(report)
-            case .failed(let error, _): return .failure(error)
-            default: continue
-            }
-        }
-        return .failure(PreflightError(code: .cancelled, message: "no result"))
+        await ICEAgentTests.outcome(of: test)
     }
 
     @Test func aTestOverWSSCompletesWhenTheEdgeCertificateIsTrusted() async throws {
