@@ -40,6 +40,11 @@ public struct PreflightOptions: Sendable {
     public var turnTrustedCertificatesFile: String?
     /// The report's `selectedEdge`: the edge the caller asked for; `"roaming"` by default.
     public var selectedEdge: String
+    /// A PEM file of CA certificates to trust for a `wss://` ``edgeURL`` besides the system's
+    /// (an edge with a private or self-signed certificate); `nil` by default. The edge's
+    /// certificate is always fully verified: chain and host name (or, for an address literal
+    /// such as `wss://127.0.0.1:8443/…`, the certificate's IP address entry).
+    public var edgeTrustedCertificatesFile: String?
 
     /// The accuracy benchmark's self-check: measure wrongly on purpose (count reordered packets
     /// as lost) so that the benchmark is seen to fail. Off by default; not for applications.
@@ -60,7 +65,8 @@ public struct PreflightOptions: Sendable {
         gatheringTimeout: Duration = .seconds(3),
         consentTimeout: Duration = .seconds(30),
         turnTrustedCertificatesFile: String? = nil,
-        selectedEdge: String = "roaming"
+        selectedEdge: String = "roaming",
+        edgeTrustedCertificatesFile: String? = nil
     ) {
         self.accessToken = accessToken
         self.edgeURL = edgeURL
@@ -76,5 +82,6 @@ public struct PreflightOptions: Sendable {
         self.consentTimeout = consentTimeout
         self.turnTrustedCertificatesFile = turnTrustedCertificatesFile
         self.selectedEdge = selectedEdge
+        self.edgeTrustedCertificatesFile = edgeTrustedCertificatesFile
     }
 }

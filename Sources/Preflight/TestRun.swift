@@ -52,7 +52,8 @@ struct TestRun {
         let socket = try await MediaSocket.bind()
         // IPv6 host candidates get their own socket; a host without IPv6 simply has none.
         let socket6 = try? await MediaSocket.bind(host: "::")
-        let signaling = SignalingConnection(url: options.edgeURL, logger: logger)
+        let signaling = SignalingConnection(
+            url: options.edgeURL, trustedCertificatesFile: options.edgeTrustedCertificatesFile, logger: logger)
         let (events, continuation) = AsyncStream<Event>.makeStream()
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
             group.addTask { await signaling.run() }

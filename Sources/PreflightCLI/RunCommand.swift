@@ -22,7 +22,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     )
 
     /// The edge's signaling URL.
-    @Option(help: "The edge's signaling URL (ws://host:port/signaling). Default: an embedded edge.")
+    @Option(help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback). Default: an embedded edge.")
     public var edge: String?
 
     /// The access token.
@@ -72,6 +72,12 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     /// Extra trusted certificates for TURN over TLS.
     @Option(name: .customLong("turn-ca-file"), help: "A PEM file of certificates to trust for turns: servers.")
     public var turnCAFile: String?
+
+    /// Extra trusted certificates for a wss:// edge.
+    @Option(
+        name: .customLong("edge-ca-file"),
+        help: "A PEM file of CA certificates to trust for a wss:// --edge besides the system's (a private or self-signed edge certificate).")
+    public var edgeCAFile: String?
 
     /// Print the JSON report instead of the summary.
     @Flag(help: "Print the JSON report on standard output instead of the summary (progress goes to standard error).")
@@ -146,7 +152,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             mediaTimeout: .milliseconds(Int64(mediaTimeout * 1000)),
             iceServers: iceServers.isEmpty ? [] : [ICEServer(urls: iceServers, username: turnUsername, credential: turnCredential)],
             iceTransportPolicy: iceTransportPolicy, gatheringTimeout: .milliseconds(Int64(gatheringTimeout * 1000)),
-            consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile)
+            consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile,
+            edgeTrustedCertificatesFile: edgeCAFile)
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
         let test = PreflightTest.run(options: options)
         var warnings: Set<QualityWarning> = []

@@ -17,9 +17,14 @@ public struct ServeCommand: AsyncParsableCommand {
             PREFLIGHT_MEDIA_PORT, PREFLIGHT_ADVERTISE, PREFLIGHT_ADVERTISE_PORT, PREFLIGHT_EDGE_NAME, PREFLIGHT_API_KEY, \
             PREFLIGHT_API_SECRET, PREFLIGHT_APPS ("AP…=echo,AP…=record-playback"), \
             PREFLIGHT_ACCOUNT, PREFLIGHT_MAX_SESSIONS, PREFLIGHT_MAX_SESSIONS_PER_ACCOUNT, PREFLIGHT_MAX_SESSIONS_PER_IDENTITY, \
-            PREFLIGHT_SIGNALING_TIMEOUT, PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE. Without --app the \
-            embedded edge's application sids are served. Once listening, the edge prints \
-            "signaling <url>" and "media <address>" on standard output; logs go to standard error.
+            PREFLIGHT_SIGNALING_TIMEOUT, PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE, PREFLIGHT_TLS_CERT, \
+            PREFLIGHT_TLS_KEY, PREFLIGHT_MAX_CONNECTIONS, PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS, \
+            PREFLIGHT_HEADER_TIMEOUT, PREFLIGHT_IDLE_TIMEOUT. Secrets belong in a file (--api-secret-file, \
+            --turn-secret-file) or the environment: a secret given as --api-secret or --turn-secret is \
+            visible to every user of the machine in `ps`. Without --app the embedded edge's application \
+            sids are served. With --tls-cert and --tls-key the edge serves https and wss only. Once \
+            listening, the edge prints "signaling <url>" and "media <address>" on standard output; logs \
+            go to standard error.
             """
     )
 
@@ -45,9 +50,32 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The API key sid.
     @Option(name: .customLong("api-key"), help: "API key sid tokens are issued by.")
     public var apiKey: String?
-    /// The API key secret.
-    @Option(name: .customLong("api-secret"), help: "API key secret (at least 32 bytes).")
+    /// The API key secret (visible in `ps`; prefer ``apiSecretFile`` or the environment).
+    @Option(
+        name: .customLong("api-secret"),
+        help: "API key secret (at least 32 bytes). Visible to other users in `ps`: prefer --api-secret-file or PREFLIGHT_API_SECRET.")
     public var apiSecret: String?
+    /// A file holding the API key secret.
+    @Option(name: .customLong("api-secret-file"), help: "A file holding the API key secret (a trailing newline is ignored).")
+    public var apiSecretFile: String?
+    /// The TLS certificate chain.
+    @Option(name: .customLong("tls-cert"), help: "PEM certificate chain (leaf first): serve https and wss (with --tls-key).")
+    public var tlsCert: String?
+    /// The TLS private key.
+    @Option(name: .customLong("tls-key"), help: "PEM private key of --tls-cert.")
+    public var tlsKey: String?
+    /// The cap on HTTP connections.
+    @Option(name: .customLong("max-connections"), help: "HTTP/WebSocket connections open at once (default 2048).")
+    public var maxConnections: Int?
+    /// The cap on HTTP connections per source address.
+    @Option(name: .customLong("max-connections-per-address"), help: "HTTP/WebSocket connections open at once from one IP address (default 64).")
+    public var maxConnectionsPerAddress: Int?
+    /// The HTTP request head timeout.
+    @Option(name: .customLong("header-timeout"), help: "Seconds a connection may take to send its request head (default 10).")
+    public var headerTimeout: Int?
+    /// The HTTP idle timeout.
+    @Option(name: .customLong("idle-timeout"), help: "Seconds an HTTP connection may stay silent; not WebSockets (default 60).")
+    public var idleTimeout: Int?
     /// Application routes.
     @Option(name: .customLong("account"), help: "The account sid the API key belongs to: tokens must name it as their subject (PREFLIGHT_ACCOUNT).")
     public var account: String?
@@ -73,11 +101,14 @@ public struct ServeCommand: AsyncParsableCommand {
         name: .customLong("ice-server"),
         help: "A STUN/TURN URL handed out in welcome, e.g. turn:198.18.3.2:3478?transport=udp (repeatable; PREFLIGHT_ICE_SERVERS, comma-separated).")
     public var iceServers: [String] = []
-    /// The TURN REST API secret.
+    /// The TURN REST API secret (visible in `ps`; prefer ``turnSecretFile`` or the environment).
     @Option(
         name: .customLong("turn-secret"),
-        help: "The secret shared with the TURN servers (coturn static-auth-secret): welcome carries time-limited credentials made with it (PREFLIGHT_TURN_SECRET).")
+        help: "The secret shared with the TURN servers (coturn static-auth-secret): welcome carries time-limited credentials made with it. Visible in `ps`: prefer --turn-secret-file or PREFLIGHT_TURN_SECRET.")
     public var turnSecret: String?
+    /// A file holding the TURN REST API secret.
+    @Option(name: .customLong("turn-secret-file"), help: "A file holding the TURN secret (a trailing newline is ignored).")
+    public var turnSecretFile: String?
     /// Lifetime of the TURN credentials.
     @Option(name: .customLong("turn-credential-lifetime"), help: "Seconds the TURN credentials stay valid (default 3600).")
     public var turnCredentialLifetime: Int?
@@ -91,8 +122,17 @@ public struct ServeCommand: AsyncParsableCommand {
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
+    /// Where the API key secret comes from.
+    static let apiSecretOption = SecretOption(
+        name: "API key secret", valueFlag: "--api-secret", fileFlag: "--api-secret-file", variable: "PREFLIGHT_API_SECRET")
+    /// Where the TURN secret comes from.
+    static let turnSecretOption = SecretOption(
+        name: "TURN secret", valueFlag: "--turn-secret", fileFlag: "--turn-secret-file", variable: "PREFLIGHT_TURN_SECRET")
+
     /// The edge configuration from the options and the environment.
-    /// - Throws: `ValidationError` for missing or malformed values.
+    /// - Throws: `ValidationError` for missing or malformed values; ``CommandFailure`` (70005)
+    ///   for a secret given twice, a secret file that cannot be read, an empty secret, or half a
+    ///   TLS certificate and key pair.
     public func edgeConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EdgeConfiguration {
         func number(_ option: Int?, _ name: String, default value: Int) throws -> Int {
             if let option { return option }
@@ -103,8 +143,8 @@ public struct ServeCommand: AsyncParsableCommand {
         guard let key = apiKey ?? environment["PREFLIGHT_API_KEY"] else {
             throw ValidationError("an API key sid is needed: --api-key or PREFLIGHT_API_KEY")
         }
-        guard let secret = apiSecret ?? environment["PREFLIGHT_API_SECRET"] else {
-            throw ValidationError("an API key secret is needed: --api-secret or PREFLIGHT_API_SECRET")
+        guard let secret = try Self.apiSecretOption.resolve(value: apiSecret, file: apiSecretFile, environment: environment) else {
+            throw ValidationError("an API key secret is needed: --api-secret-file or PREFLIGHT_API_SECRET")
         }
         guard let accountSID = account ?? environment["PREFLIGHT_ACCOUNT"], !accountSID.isEmpty else {
             throw ValidationError("the API key's account sid is needed: --account or PREFLIGHT_ACCOUNT")
@@ -161,9 +201,21 @@ public struct ServeCommand: AsyncParsableCommand {
         }
         let lifetime = try number(turnCredentialLifetime, "PREFLIGHT_TURN_CREDENTIAL_LIFETIME", default: 3600)
         guard lifetime > 0 else { throw ValidationError("--turn-credential-lifetime must be positive, got \(lifetime)") }
-        let sharedSecret = turnSecret ?? environment["PREFLIGHT_TURN_SECRET"]
+        let sharedSecret = try Self.turnSecretOption.resolve(value: turnSecret, file: turnSecretFile, environment: environment)
         if servers.contains(where: { $0.hasPrefix("turn") }), sharedSecret == nil {
-            throw ValidationError("a TURN server needs --turn-secret (or PREFLIGHT_TURN_SECRET) to make credentials")
+            throw ValidationError("a TURN server needs --turn-secret-file (or PREFLIGHT_TURN_SECRET) to make credentials")
+        }
+        let tls = try tlsConfiguration(environment: environment)
+        let limits = EdgeHTTPLimits(
+            headerTimeout: .seconds(try number(headerTimeout, "PREFLIGHT_HEADER_TIMEOUT", default: 10)),
+            idleTimeout: .seconds(try number(idleTimeout, "PREFLIGHT_IDLE_TIMEOUT", default: 60)),
+            maximumConnections: try number(maxConnections, "PREFLIGHT_MAX_CONNECTIONS", default: 2048),
+            maximumConnectionsPerAddress: try number(maxConnectionsPerAddress, "PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS", default: 64))
+        guard limits.headerTimeout > .zero, limits.idleTimeout > .zero, limits.maximumConnections > 0,
+            limits.maximumConnectionsPerAddress > 0
+        else {
+            throw ValidationError(
+                "--header-timeout, --idle-timeout, --max-connections and --max-connections-per-address must be positive")
         }
         return EdgeConfiguration(
             host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,
@@ -174,7 +226,23 @@ public struct ServeCommand: AsyncParsableCommand {
             iceServers: servers.isEmpty ? [] : [ICEServer(urls: servers)], turnSecret: sharedSecret,
             turnCredentialLifetime: .seconds(lifetime), offersSTUN: !noEdgeSTUN, maximumSessions: sessions,
             maximumSessionsPerAccount: perAccount, maximumSessionsPerIdentity: perIdentity,
-            maximumTestDuration: .seconds(duration), signalingTimeout: .seconds(helloTimeout), media: media)
+            maximumTestDuration: .seconds(duration), signalingTimeout: .seconds(helloTimeout), media: media, tls: tls,
+            httpLimits: limits)
+    }
+
+    /// The TLS files from the options or the environment: both or neither.
+    private func tlsConfiguration(environment: [String: String]) throws -> EdgeTLSConfiguration? {
+        let certificate = tlsCert ?? environment["PREFLIGHT_TLS_CERT"]
+        let key = tlsKey ?? environment["PREFLIGHT_TLS_KEY"]
+        switch (certificate, key) {
+        case (nil, nil):
+            return nil
+        case (let certificate?, let key?):
+            return EdgeTLSConfiguration(certificateChainFile: certificate, privateKeyFile: key)
+        default:
+            throw CommandFailure(PreflightError(
+                code: .invalidArgument, message: "--tls-cert and --tls-key go together (or PREFLIGHT_TLS_CERT and PREFLIGHT_TLS_KEY)"))
+        }
     }
 
     /// Runs the edge until SIGINT or SIGTERM.

@@ -11,8 +11,9 @@ public struct TokenCommand: AsyncParsableCommand {
         abstract: "Mint an access token (JWT HS256) for an identity, API key and application.",
         discussion: """
             The key, secret and account may also come from the environment: PREFLIGHT_API_KEY, \
-            PREFLIGHT_API_SECRET (at least 32 bytes) and PREFLIGHT_ACCOUNT. The token is printed \
-            on standard output.
+            PREFLIGHT_API_SECRET (at least 32 bytes) and PREFLIGHT_ACCOUNT. Give the secret in a file \
+            (--api-secret-file) or the environment: --api-secret is visible to other users in `ps`. \
+            The token is printed on standard output.
             """
     )
 
@@ -24,9 +25,15 @@ public struct TokenCommand: AsyncParsableCommand {
     @Option(name: .customLong("api-key"), help: "The API key sid (issuer). Default: $PREFLIGHT_API_KEY.")
     public var apiKey: String?
 
-    /// The API key secret.
-    @Option(name: .customLong("api-secret"), help: "The API key secret. Default: $PREFLIGHT_API_SECRET.")
+    /// The API key secret (visible in `ps`; prefer ``apiSecretFile`` or the environment).
+    @Option(
+        name: .customLong("api-secret"),
+        help: "The API key secret. Visible to other users in `ps`: prefer --api-secret-file or $PREFLIGHT_API_SECRET.")
     public var apiSecret: String?
+
+    /// A file holding the API key secret.
+    @Option(name: .customLong("api-secret-file"), help: "A file holding the API key secret (a trailing newline is ignored).")
+    public var apiSecretFile: String?
 
     /// The account sid.
     @Option(help: "The account sid (subject). Default: $PREFLIGHT_ACCOUNT.")
@@ -60,15 +67,16 @@ public struct TokenCommand: AsyncParsableCommand {
     }
 
     /// Mints the token the command prints.
+    /// - Parameter environment: where `PREFLIGHT_…` values are read; the process's by default.
     /// - Throws: `ValidationError` for missing key, secret or account; ``CommandFailure`` with the
-    ///   ``PreflightError`` when the key cannot sign (a secret shorter than 32 bytes).
-    public func mint() async throws -> String {
-        let environment = ProcessInfo.processInfo.environment
+    ///   ``PreflightError`` (70005) for a secret given twice, a secret file that cannot be read, an
+    ///   empty secret, or a key that cannot sign (a secret shorter than 32 bytes).
+    public func mint(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> String {
         guard let key = apiKey ?? environment["PREFLIGHT_API_KEY"] else {
             throw ValidationError("an API key sid is needed: --api-key or PREFLIGHT_API_KEY")
         }
-        guard let secret = apiSecret ?? environment["PREFLIGHT_API_SECRET"] else {
-            throw ValidationError("an API key secret is needed: --api-secret or PREFLIGHT_API_SECRET")
+        guard let secret = try ServeCommand.apiSecretOption.resolve(value: apiSecret, file: apiSecretFile, environment: environment) else {
+            throw ValidationError("an API key secret is needed: --api-secret-file or PREFLIGHT_API_SECRET")
         }
         guard let account = account ?? environment["PREFLIGHT_ACCOUNT"] else {
             throw ValidationError("an account sid is needed: --account or PREFLIGHT_ACCOUNT")

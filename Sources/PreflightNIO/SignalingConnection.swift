@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOSSL
 import PreflightCore
 import Synchronization
 import NIOWebSocket
@@ -22,13 +23,24 @@ public final class SignalingConnection: Sendable {
     public let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
     private let url: String
+    private let trustedCertificatesFile: String?
     private let logger: Logger
     private let outbound = Mutex<WebSocketOutboundWriter?>(nil)
     private let closing = Mutex(false)
 
     /// Creates a connection to `url` (`ws://` or `wss://`); nothing happens until ``run()``.
-    public init(url: String, logger: Logger) {
+    ///
+    /// Over `wss://` the edge's certificate is fully verified: its chain against the system's
+    /// trust roots (and those in `trustedCertificatesFile`), and its name against the URL's host
+    /// (a DNS name; for an address literal, an IP address entry).
+    /// - Parameters:
+    ///   - url: the signaling URL.
+    ///   - trustedCertificatesFile: a PEM file of CA certificates to trust besides the system's;
+    ///     `nil` by default.
+    ///   - logger: where the connection logs.
+    public init(url: String, trustedCertificatesFile: String? = nil, logger: Logger) {
         self.url = url
+        self.trustedCertificatesFile = trustedCertificatesFile
         self.logger = logger
         (events, continuation) = AsyncStream<Event>.makeStream()
     }
@@ -36,18 +48,13 @@ public final class SignalingConnection: Sendable {
     /// Connects and delivers messages until the connection ends or the task is cancelled. Always
     /// ends by yielding ``Event/closed(_:)``.
     public func run() async {
-        let client = WebSocketClient(
-            url: url, configuration: .init(maxFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(1)), logger: logger
-        ) { [self] inbound, outbound, _ in
-            self.outbound.withLock { $0 = outbound }
-            continuation.yield(.connected)
-            var iterator = inbound.makeAsyncIterator()
-            while let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
-                guard case .text(let text) = message else {
-                    throw PreflightError(code: .malformed, message: "signaling: the edge sent a binary frame")
-                }
-                continuation.yield(.message(try SignalingMessage(jsonText: text)))
-            }
+        let client: ClientConnection<SignalingClientChannel>
+        do throws(PreflightError) {
+            client = try makeClient()
+        } catch {
+            continuation.yield(.closed(error))
+            continuation.finish()
+            return
         }
         var failure: PreflightError?
         do {
@@ -64,13 +71,64 @@ public final class SignalingConnection: Sendable {
             failure = PreflightError(
                 code: connected ? .signalingDisconnected : .signalingConnectionError,
                 message: connected
-                    ? "signaling: the connection to \(url) was lost" : "signaling: cannot connect to \(url)",
+                    ? "signaling: the connection to \(url) was lost"
+                    : "signaling: cannot connect to \(url)\(Self.tlsExplanation(error))",
                 underlying: error)
         }
         if Task.isCancelled, failure?.code != .malformed { failure = nil }
         outbound.withLock { $0 = nil }
         continuation.yield(.closed(failure))
         continuation.finish()
+    }
+
+    private func makeClient() throws(PreflightError) -> ClientConnection<SignalingClientChannel> {
+        let target = try SignalingURL(url)
+        var tls: NIOSSLContext?
+        if target.isSecure {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.certificateVerification = .fullVerification
+            if let file = trustedCertificatesFile {
+                do {
+                    configuration.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(file))]
+                } catch {
+                    throw PreflightError(
+                        code: .signalingConnectionError, message: "signaling: cannot read the trusted certificates in \(file)",
+                        underlying: error)
+                }
+            }
+            do {
+                tls = try NIOSSLContext(configuration: configuration)
+            } catch {
+                throw PreflightError(code: .signalingConnectionError, message: "signaling: cannot set up TLS", underlying: error)
+            }
+        }
+        let channel = SignalingClientChannel(
+            url: target, tls: tls, maximumFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(1)
+        ) { [self] inbound, outbound, _ in
+            self.outbound.withLock { $0 = outbound }
+            continuation.yield(.connected)
+            var iterator = inbound.makeAsyncIterator()
+            while let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
+                guard case .text(let text) = message else {
+                    throw PreflightError(code: .malformed, message: "signaling: the edge sent a binary frame")
+                }
+                continuation.yield(.message(try SignalingMessage(jsonText: text)))
+            }
+        }
+        return ClientConnection(channel, address: .hostname(target.host, port: target.port), logger: logger)
+    }
+
+    /// Why a TLS connection failed, for the message: `""` when the error is not about TLS.
+    static func tlsExplanation(_ error: any Error) -> String {
+        let text = String(describing: error)
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("failedToValidateHostname") {
+            return ": TLS certificate verification failed (the edge's certificate is not trusted, has expired, "
+                + "or is not for this host): \(text)"
+        }
+        if error is NIOSSLError || error is NIOSSLExtraError {
+            return ": TLS handshake failed: \(text)"
+        }
+        return ""
     }
 
     /// Sends a message.

@@ -20,8 +20,12 @@ public struct EdgeProcess: Sendable {
     /// - Parameters:
     ///   - executable: the `preflight` executable.
     ///   - arguments: more `serve` arguments (limits, log level).
+    ///   - standardError: where the edge's logs go (e.g. a file a test reads back); the parent's
+    ///     standard error by default.
     /// - Throws: ``PreflightError`` `.invalidArgument` when it cannot start or exits before listening.
-    public static func start(executable: URL, arguments: [String] = []) throws(PreflightError) -> EdgeProcess {
+    public static func start(
+        executable: URL, arguments: [String] = [], standardError: FileHandle? = nil
+    ) throws(PreflightError) -> EdgeProcess {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw PreflightError(
                 code: .invalidArgument,
@@ -38,6 +42,7 @@ public struct EdgeProcess: Sendable {
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
+        if let standardError { process.standardError = standardError }
         do {
             try process.run()
         } catch {

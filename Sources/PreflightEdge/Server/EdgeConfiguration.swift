@@ -63,6 +63,12 @@ public struct EdgeConfiguration: Sendable {
     public var playbackPause: Duration
     /// The media service's own limits.
     public var media: MediaService.Configuration
+    /// TLS for the HTTP/WebSocket listener (`https://`, `wss://`); `nil` (plain `ws://`, for
+    /// loopback and labs only) by default.
+    public var tls: EdgeTLSConfiguration?
+    /// Timeouts and connection caps of the HTTP/WebSocket listener; ``EdgeHTTPLimits``'s defaults
+    /// (header 10 s, idle 60 s, 2048 connections, 64 per source address) by default.
+    public var httpLimits: EdgeHTTPLimits
 
     /// Creates a configuration; see each property for its default.
     public init(
@@ -88,7 +94,9 @@ public struct EdgeConfiguration: Sendable {
         recordingStartTimeout: Duration = .seconds(10),
         recordingDuration: Duration = .seconds(5),
         playbackPause: Duration = .seconds(3),
-        media: MediaService.Configuration = MediaService.Configuration()
+        media: MediaService.Configuration = MediaService.Configuration(),
+        tls: EdgeTLSConfiguration? = nil,
+        httpLimits: EdgeHTTPLimits = EdgeHTTPLimits()
     ) {
         self.host = host
         self.httpPort = httpPort
@@ -113,5 +121,7 @@ public struct EdgeConfiguration: Sendable {
         self.recordingDuration = recordingDuration
         self.playbackPause = playbackPause
         self.media = media
+        self.tls = tls
+        self.httpLimits = httpLimits
     }
 }

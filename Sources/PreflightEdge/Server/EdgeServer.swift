@@ -1,16 +1,20 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PreflightCore
 import Synchronization
 import UnixSignals
 
-/// The edge server: `GET /healthz`, the signaling WebSocket at `/signaling` (docs/protocol.md)
-/// with access-token auth and call routing, and the UDP ``MediaService`` running the test
-/// applications.
+/// The edge server: `GET /healthz` (up or not), `GET /status` (counters, behind HTTP Basic auth
+/// with an API key), the signaling WebSocket at `/signaling` (docs/protocol.md) with access-token
+/// auth and call routing, and the UDP ``MediaService`` running the test applications. With
+/// ``EdgeConfiguration/tls`` the HTTP port speaks only TLS; ``EdgeConfiguration/httpLimits``
+/// caps and times out its connections.
 ///
 /// ```swift
 /// let edge = try await EdgeServer(configuration: configuration, logger: logger)
@@ -27,7 +31,8 @@ public final class EdgeServer: Sendable {
         public var http: SocketAddress
         /// The UDP media socket.
         public var media: SocketAddress
-        /// The signaling URL clients connect to, `ws://host:port/signaling`.
+        /// The signaling URL clients connect to: `wss://host:port/signaling` with TLS,
+        /// `ws://host:port/signaling` without.
         public var signalingURL: String
     }
 
@@ -37,6 +42,8 @@ public final class EdgeServer: Sendable {
     public let media: MediaService
     let verifier: AccessTokenVerifier
     let logger: Logger
+    let tlsContext: NIOSSLContext?
+    let httpLimiter: HTTPConnectionLimiter
     private let ready = Mutex<ReadyState>(.waiting([]))
     /// Sessions admitted after a valid `hello`, in all and per account and identity.
     let admissions: Mutex<SessionAdmissions>
@@ -51,8 +58,9 @@ public final class EdgeServer: Sendable {
     }
 
     /// Creates an edge; nothing is bound until ``run()``.
-    /// - Throws: ``PreflightError`` `.invalidArgument` for an API key secret shorter than 32 bytes
-    ///   or an API key without an account.
+    /// - Throws: ``PreflightError`` `.invalidArgument` for an API key secret shorter than 32 bytes,
+    ///   an API key without an account, a TLS certificate or key that cannot be read or used, or a
+    ///   connection cap below 1.
     public init(configuration: EdgeConfiguration, logger: Logger) async throws(PreflightError) {
         self.configuration = configuration
         self.logger = logger
@@ -60,6 +68,16 @@ public final class EdgeServer: Sendable {
             throw PreflightError(
                 code: .invalidArgument, message: "edge: API key \"\(sid)\" has no account; tokens must name their key's account")
         }
+        let limits = configuration.httpLimits
+        guard limits.maximumConnections >= 1, limits.maximumConnectionsPerAddress >= 1 else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "edge: connection caps must be at least 1, got \(limits.maximumConnections) in all and "
+                    + "\(limits.maximumConnectionsPerAddress) per address")
+        }
+        httpLimiter = HTTPConnectionLimiter(
+            maximumConnections: limits.maximumConnections, maximumConnectionsPerAddress: limits.maximumConnectionsPerAddress)
+        tlsContext = try configuration.tls?.makeContext()
         media = MediaService(configuration: configuration.media)
         admissions = Mutex(SessionAdmissions(limits: .init(
             total: configuration.maximumSessions, perAccount: configuration.maximumSessionsPerAccount,
@@ -116,20 +134,29 @@ public final class EdgeServer: Sendable {
         guard let mediaAddress = mediaChannel.localAddress else {
             throw PreflightError(code: .invalidArgument, message: "edge: the media socket has no local address")
         }
+        let webSocketResponder = makeWebSocketRouter(mediaPort: mediaAddress.port ?? 0).buildResponder()
+        let (limits, limiter, tls) = (configuration.httpLimits, httpLimiter, tlsContext)
+        let scheme = tls == nil ? "ws" : "wss"
         let application = Application(
             router: makeRouter(),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: makeWebSocketRouter(mediaPort: mediaAddress.port ?? 0),
-                // Text frames must be valid UTF-8 (RFC 6455 §8.1): invalid ones close with 1007.
-                // A client that does not answer the close handshake is dropped after 2 s, not 15.
-                configuration: .init(ws: .init(
-                    maxFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(2), validateUTF8: true))),
+            server: HTTPServerBuilder { responder in
+                EdgeHTTPChannel(
+                    base: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder,
+                        // Text frames must be valid UTF-8 (RFC 6455 §8.1): invalid ones close with
+                        // 1007. The session waits for the client's close answer itself (2 s,
+                        // `SignalingSession.closeDrain`); the library's own wait, after it, is cut
+                        // from 15 s to 1 s.
+                        configuration: .init(ws: .init(
+                            maxFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(1), validateUTF8: true))),
+                    limits: limits, limiter: limiter, tls: tls)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.httpPort), serverName: "preflight-edge"),
             onServerRunning: { [self] channel in
                 guard let http = channel.localAddress else { return }
                 let host = http.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? configuration.host
                 let addresses = Addresses(
-                    http: http, media: mediaAddress, signalingURL: "ws://\(host):\(http.port ?? 0)/signaling")
+                    http: http, media: mediaAddress, signalingURL: "\(scheme)://\(host):\(http.port ?? 0)/signaling")
                 logger.info(
                     "edge running", metadata: ["signaling": "\(addresses.signalingURL)", "media": "\(mediaAddress)"])
                 resolveReady(.success(addresses))
@@ -148,27 +175,11 @@ public final class EdgeServer: Sendable {
         resolveReady(.failure(PreflightError(code: .cancelled, message: "edge: stopped before it was running")))
     }
 
-    private func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.get("healthz") { [self] _, _ -> Response in
-            let counters = media.counters
-            let body = """
-                {"status":"ok","edge":"\(configuration.edgeName)","sessions":\(sessionCount),\
-                "mediaSessions":\(media.sessionCount),"packetsEchoed":\(counters.packetsEchoed),\
-                "droppedMalformed":\(counters.droppedMalformed),"droppedUnverified":\(counters.droppedUnverified),\
-                "droppedRateLimited":\(counters.droppedRateLimited)}
-                """
-            return Response(
-                status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
-        }
-        return router
-    }
-
     private func makeWebSocketRouter(mediaPort: Int) -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.ws("signaling") { [self] inbound, outbound, context in
             let session = SignalingSession(edge: self, mediaPort: mediaPort, logger: context.logger)
-            await session.run(inbound: inbound, outbound: outbound)
+            try await session.run(inbound: inbound, outbound: outbound)
         }
         return router
     }

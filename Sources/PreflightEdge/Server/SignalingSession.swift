@@ -42,36 +42,78 @@ struct SignalingSession {
     /// messages in a session (hello, invite, hangup), so a client this far ahead is flooding.
     static let inboundBuffer = 16
 
-    /// Serves the connection until the client leaves or the session ends; the caller returns
-    /// (closing the WebSocket) afterwards.
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    /// How long the edge keeps reading, and discarding, after it sent its close frame, waiting for
+    /// the client's: a closed connection with unread data is reset, which would destroy the
+    /// `error` and close frame before the client reads them.
+    static let closeDrain: Duration = .seconds(2)
+
+    /// Messages read and discarded after the session ended before the edge stops waiting for the
+    /// client's close frame: a client that keeps sending is not waiting for anything.
+    static let closeDrainMessages = 64
+
+    /// Serves the connection until the client leaves or the session ends, then closes it.
+    ///
+    /// - Throws: the WebSocket library's error when the client broke the WebSocket protocol
+    ///   (text that is not UTF-8, a message over the size limit): rethrown, the library closes
+    ///   the connection with the matching code (1007, 1009).
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(Self.inboundBuffer))
-        await withTaskGroup(of: Void.self) { group in
+        let reader = ReaderState()
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                await read(inbound, into: continuation)
+                try await read(inbound, into: continuation, state: reader)
             }
             await coordinate(events: events, continuation: continuation, outbound: outbound)
-            // The session is over: stop reading (the reader's wait ends on cancellation), so the
-            // handler returns and the connection closes whatever the client keeps sending.
             continuation.finish()
-            group.cancelAll()
+            // From now on the reader discards what arrives instead of parsing it.
+            reader.sessionEnded.store(true, ordering: .releasing)
+            if reader.protocolError.load(ordering: .acquiring) {
+                // The library closes with the error's code once it is rethrown.
+                try await group.next()
+                return
+            }
+            try? await outbound.close(.normalClosure, reason: nil)
+            // Wait for the client's close frame (the reader ends), at most `closeDrain`; then
+            // stop reading, which lets the handler return and the connection close.
+            group.addTask { try? await Task.sleep(for: Self.closeDrain) }
+            defer { group.cancelAll() }
+            try await group.next()
         }
     }
 
-    /// Parses the client's frames into events until the connection ends, the reader is cancelled
-    /// or the loop falls behind (the buffer is full: the stream is finished, which ends the loop).
-    private func read(_ inbound: WebSocketInboundStream, into continuation: AsyncStream<Event>.Continuation) async {
-        func deliver(_ event: Event) -> Bool {
+    /// What the reader and the session loop tell each other.
+    final class ReaderState: Sendable {
+        /// Set by the loop when the session is over: the reader stops parsing.
+        let sessionEnded = Atomic(false)
+        /// Set by the reader before it rethrows a WebSocket protocol error.
+        let protocolError = Atomic(false)
+    }
+
+    /// Parses the client's frames into events until the connection ends or the reader is
+    /// cancelled. When the loop falls behind (the buffer is full) the stream is finished, which
+    /// ends the session. Once the session has ended it reads on without parsing, until the
+    /// client's close frame.
+    private func read(
+        _ inbound: WebSocketInboundStream, into continuation: AsyncStream<Event>.Continuation, state: ReaderState
+    ) async throws {
+        var flooded = false
+        var discarded = 0
+        func deliver(_ event: Event) {
             if case .dropped = continuation.yield(event) {
+                // Ends the session; what follows is read and discarded like after any end.
                 logger.info("signaling session ended: the client sends faster than the protocol allows")
                 continuation.finish()
-                return false
+                flooded = true
             }
-            return true
         }
         var iterator = inbound.makeAsyncIterator()
         do {
-            while !Task.isCancelled, let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
+            while let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
+                if flooded || state.sessionEnded.load(ordering: .acquiring) {
+                    discarded += 1
+                    if discarded > Self.closeDrainMessages { return }
+                    continue
+                }
                 let event: Event
                 switch message {
                 case .text(let text):
@@ -83,12 +125,18 @@ struct SignalingSession {
                 case .binary:
                     event = .malformed(PreflightError(code: .malformed, message: "signaling: binary frames are not part of the protocol"))
                 }
-                guard deliver(event) else { return }
+                deliver(event)
             }
+        } catch is CancellationError {
+            // The session ended and the client did not close in time.
         } catch {
+            if Task.isCancelled { return }
             logger.debug("signaling connection ended", metadata: ["error": "\(UntrustedText.excerpt("\(error)", limit: 200))"])
+            state.protocolError.store(true, ordering: .releasing)
+            deliver(.closed)
+            throw error
         }
-        _ = deliver(.closed)
+        deliver(.closed)
     }
 
     private func coordinate(
@@ -201,7 +249,6 @@ struct SignalingSession {
                 edge.admissions.withLock { $0.release(admission) }
             }
             timers.cancelAll()
-            try? await outbound.close(.normalClosure, reason: nil)
         }
     }
 

@@ -1,0 +1,34 @@
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOSSL
+
+/// Hummingbird's HTTP/1.1 + WebSocket child channel with the edge's own handlers in front:
+/// ``ConnectionLimitHandler`` first (refusals cost no TLS handshake), then TLS when configured,
+/// then ``HTTPTimeoutHandler`` on the plaintext, then Hummingbird's HTTP pipeline.
+struct EdgeHTTPChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+
+    let base: HTTP1WebSocketUpgradeChannel
+    let limits: EdgeHTTPLimits
+    let limiter: HTTPConnectionLimiter
+    let tls: NIOSSLContext?
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(ConnectionLimitHandler(limiter: limiter))
+            if let tls {
+                try pipeline.addHandler(NIOSSLServerHandler(context: tls))
+            }
+            try pipeline.addHandler(HTTPTimeoutHandler(limits: limits, limiter: limiter))
+        }.flatMap {
+            base.setup(channel: channel, logger: logger)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: ClosedBeforeRequestLogFilter.filtering(logger))
+    }
+}

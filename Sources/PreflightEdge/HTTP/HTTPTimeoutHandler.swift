@@ -1,0 +1,184 @@
+import NIOCore
+
+/// The HTTP listener's timeouts, on the plaintext bytes of a connection (after TLS, before the
+/// HTTP decoder), per ``EdgeHTTPLimits``:
+///
+/// - the header timeout: from the connection's start, or from the first byte of a following
+///   request on a kept-alive connection, until the request head's `CRLF CRLF`;
+/// - the idle timeout: nothing read or written for that long.
+///
+/// The handler watches the response heads the server writes: after one a new request may
+/// begin, and after `101 Switching Protocols` the connection is a WebSocket and both timeouts
+/// are off for good (the signaling session keeps its own). Bytes of a request body are not
+/// mistaken for a head while the response to it is pending.
+final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    enum Phase: Equatable {
+        /// Not started: the connection is not active yet.
+        case idle
+        /// Between requests on a kept-alive connection: no head has begun.
+        case betweenRequests
+        /// A request head is arriving; the header timeout runs.
+        case readingHead
+        /// The head is complete; the response has not begun.
+        case awaitingResponse
+        /// `101 Switching Protocols` went out: no HTTP timeouts apply.
+        case upgraded
+        /// Closed by a timeout, or the connection ended.
+        case finished
+    }
+
+    private let headerTimeout: TimeAmount
+    private let idleTimeout: TimeAmount
+    private let limiter: HTTPConnectionLimiter?
+    private(set) var phase = Phase.idle
+    private var headerTimer: Scheduled<Void>?
+    private var idleTimer: Scheduled<Void>?
+    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
+    /// The last bytes of the head so far (up to 3), for a `CRLF CRLF` split across reads.
+    private var tail: [UInt8] = []
+
+    init(limits: EdgeHTTPLimits, limiter: HTTPConnectionLimiter?) {
+        headerTimeout = Self.timeAmount(limits.headerTimeout)
+        idleTimeout = Self.timeAmount(limits.idleTimeout)
+        self.limiter = limiter
+    }
+
+    /// A `Duration` as NIO's `TimeAmount`, clamped to at least one millisecond and at most a day.
+    static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        let clamped = min(max(seconds, 0), 86_400)
+        let nanoseconds = clamped * 1_000_000_000 + (clamped < 86_400 ? attoseconds / 1_000_000_000 : 0)
+        return .nanoseconds(max(nanoseconds, 1_000_000))
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stop()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stop()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if phase != .upgraded, phase != .finished {
+            lastActivity = context.eventLoop.now
+            let buffer = unwrapInboundIn(data)
+            if phase == .betweenRequests, buffer.readableBytes > 0 {
+                phase = .readingHead
+                tail = []
+                armHeaderTimer(context: context)
+            }
+            if phase == .readingHead, headEnds(in: buffer) {
+                phase = .awaitingResponse
+                headerTimer?.cancel()
+                headerTimer = nil
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if phase != .upgraded, phase != .finished {
+            lastActivity = context.eventLoop.now
+            if phase == .readingHead || phase == .awaitingResponse, let status = Self.responseStatus(unwrapOutboundIn(data)) {
+                headerTimer?.cancel()
+                headerTimer = nil
+                if status == 101 {
+                    phase = .upgraded
+                    idleTimer?.cancel()
+                    idleTimer = nil
+                } else {
+                    phase = .betweenRequests
+                }
+            }
+        }
+        context.write(data, promise: promise)
+    }
+
+    /// The status code when `buffer` begins with an HTTP/1.x status line, else `nil`.
+    static func responseStatus(_ buffer: ByteBuffer) -> Int? {
+        let prefix = Array("HTTP/1.".utf8)
+        guard buffer.readableBytes >= 12, let bytes = buffer.getBytes(at: buffer.readerIndex, length: 12),
+            Array(bytes[0..<7]) == prefix, bytes[8] == UInt8(ascii: " ")
+        else { return nil }
+        var status = 0
+        for byte in bytes[9..<12] {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            status = status * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return status
+    }
+
+    /// Scans for the end of the head (`CRLF CRLF`, or a bare `LF LF` as lenient parsers accept).
+    private func headEnds(in buffer: ByteBuffer) -> Bool {
+        var window = tail
+        var found = false
+        buffer.withUnsafeReadableBytes { bytes in
+            for byte in bytes {
+                window.append(byte)
+                if window.count > 4 { window.removeFirst() }
+                if window.suffix(2) == [0x0A, 0x0A] || window == [0x0D, 0x0A, 0x0D, 0x0A] {
+                    found = true
+                    return
+                }
+            }
+        }
+        tail = Array(window.suffix(3))
+        return found
+    }
+
+    private func start(context: ChannelHandlerContext) {
+        guard phase == .idle else { return }
+        phase = .readingHead
+        lastActivity = context.eventLoop.now
+        armHeaderTimer(context: context)
+        armIdleTimer(context: context, deadline: lastActivity + idleTimeout)
+    }
+
+    private func stop() {
+        phase = .finished
+        headerTimer?.cancel()
+        headerTimer = nil
+        idleTimer?.cancel()
+        idleTimer = nil
+    }
+
+    private func armHeaderTimer(context: ChannelHandlerContext) {
+        headerTimer?.cancel()
+        headerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: headerTimeout) { [self] in
+            guard phase == .readingHead else { return }
+            limiter?.countHeaderTimeout()
+            stop()
+            context.close(promise: nil)
+        }
+    }
+
+    private func armIdleTimer(context: ChannelHandlerContext, deadline: NIODeadline) {
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            guard phase != .upgraded, phase != .finished else { return }
+            let due = lastActivity + idleTimeout
+            if context.eventLoop.now < due {
+                armIdleTimer(context: context, deadline: due)
+                return
+            }
+            limiter?.countIdleTimeout()
+            stop()
+            context.close(promise: nil)
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+import NIOCore
+import Preflight
+import PreflightCore
+@testable import PreflightEdge
+import PreflightNIO
+import PreflightTesting
+import Testing
+
+/// The edge's HTTP limits and its two status endpoints, against a real edge on loopback.
+@Suite(.serialized) struct EdgeHTTPLimitsTests {
+    static func basic(_ sid: String, _ secret: String) -> String {
+        "Authorization: Basic " + Data("\(sid):\(secret)".utf8).base64EncodedString()
+    }
+
+    /// Waits (up to 5 s) until the edge counts `open` HTTP connections.
+    static func waitForOpenConnections(_ edge: EmbeddedEdge, _ open: Int) async throws {
+        for _ in 0..<500 where edge.server.httpLimiter.counters.open != open {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(edge.server.httpLimiter.counters.open == open)
+    }
+
+    @Test func aSlowlorisIsClosedAfterTheHeaderTimeout() async throws {
+        var configuration = EmbeddedEdge.configuration()
+        configuration.httpLimits.headerTimeout = .seconds(1)
+        let secret = try #require(configuration.apiKeys[EmbeddedEdge.apiKeySID])
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            let port = try #require(edge.addresses.http.port)
+            // Half a request head, then a byte every 200 ms: each byte would reset a read-idle timer.
+            let reply = try await RawHTTP.exchange(
+                port: port, request: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n", drip: String(repeating: "X-Slow: 1\r\n", count: 10),
+                waitAtMost: .seconds(10))
+            #expect(reply.closedByPeer)
+            #expect(reply.elapsed >= .milliseconds(900) && reply.elapsed < .seconds(4), "closed after \(reply.elapsed)")
+            #expect(reply.text.isEmpty, "\(reply.text)")
+
+            // A prompt request on a fresh connection is answered, and the timeout was counted.
+            let status = try await RawHTTP.get(
+                port: port, path: "/status", headers: [Self.basic(EmbeddedEdge.apiKeySID, secret)])
+            #expect(status.text.hasPrefix("HTTP/1.1 200"), "\(status.text)")
+            #expect(status.text.contains(#""httpHeaderTimeouts":1"#), "\(status.text)")
+        }
+    }
+
+    @Test func connectionsBeyondThePerAddressCapAreClosedAndHealthzStillAnswers() async throws {
+        var configuration = EmbeddedEdge.configuration()
+        configuration.httpLimits.maximumConnectionsPerAddress = 3
+        configuration.httpLimits.headerTimeout = .seconds(30)
+        let secret = try #require(configuration.apiKeys[EmbeddedEdge.apiKeySID])
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            let port = try #require(edge.addresses.http.port)
+            var holders: [any Channel] = []
+            for count in 1...3 {
+                holders.append(try await RawHTTP.hold(port: port))
+                try await Self.waitForOpenConnections(edge, count)
+            }
+            // The fourth from the same address is closed at once, unanswered.
+            let refused = try await RawHTTP.get(port: port, path: "/healthz")
+            #expect(refused.closedByPeer)
+            #expect(refused.text.isEmpty, "\(refused.text)")
+            #expect(refused.elapsed < .seconds(2))
+            #expect(edge.server.httpLimiter.counters.refused == 1)
+
+            #if os(Linux)
+            // Another source address is not affected while the three are held.
+            let other = try await RawHTTP.get(port: port, path: "/healthz", source: "127.0.0.2")
+            #expect(other.text.hasPrefix("HTTP/1.1 200"), "\(other.text)")
+            #endif
+
+            // Once one holder leaves, a fresh connection from the first address is answered.
+            try await holders.removeFirst().close()
+            try await Self.waitForOpenConnections(edge, 2)
+            let fresh = try await RawHTTP.get(port: port, path: "/healthz")
+            #expect(fresh.text.hasPrefix("HTTP/1.1 200"), "\(fresh.text)")
+            #expect(fresh.text.hasSuffix(#"{"status":"ok"}"#), "\(fresh.text)")
+            let status = try await RawHTTP.get(port: port, path: "/status", headers: [Self.basic(EmbeddedEdge.apiKeySID, secret)])
+            #expect(status.text.contains(#""httpRefused":1"#), "\(status.text)")
+            for holder in holders { try await holder.close() }
+        }
+    }
+
+    @Test func aWebSocketIsNotCutByTheHTTPTimeouts() async throws {
+        var configuration = EmbeddedEdge.configuration()
+        configuration.httpLimits.headerTimeout = .milliseconds(500)
+        configuration.httpLimits.idleTimeout = .milliseconds(500)
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            // Signaling silent for 2 s (four idle timeouts) after the upgrade, then hello is welcomed.
+            let connection = SignalingConnection(url: edge.signalingURL, logger: Logger(label: "test"))
+            let token = try await edge.token()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await connection.run() }
+                var welcomed = false
+                for await event in connection.events {
+                    switch event {
+                    case .connected:
+                        try await Task.sleep(for: .seconds(2))
+                        try await connection.send(.hello(token: token, client: nil))
+                    case .message(.welcome):
+                        welcomed = true
+                        await connection.close()
+                    default:
+                        break
+                    }
+                }
+                #expect(welcomed)
+                try await group.waitForAll()
+            }
+            // A whole test call, whose signaling is quiet while media flows, completes too.
+            let test = PreflightTest.run(options: PreflightOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(3)))
+            let report = try await test.result()
+            #expect(report.statsSamples.count >= 3)
+            #expect(edge.server.httpLimiter.counters.idleTimeouts == 0)
+            #expect(edge.server.httpLimiter.counters.headerTimeouts == 0)
+        }
+    }
+
+    @Test func healthzSaysOnlyUpAndStatusNeedsAnAPIKey() async throws {
+        let configuration = EmbeddedEdge.configuration()
+        let secret = try #require(configuration.apiKeys[EmbeddedEdge.apiKeySID])
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            let port = try #require(edge.addresses.http.port)
+            let health = try await RawHTTP.get(port: port, path: "/healthz")
+            #expect(health.text.hasPrefix("HTTP/1.1 200"))
+            #expect(health.text.hasSuffix("\r\n\r\n" + #"{"status":"ok"}"#), "\(health.text)")
+            #expect(!health.text.contains("sessions"))
+
+            for headers in [[], [Self.basic(EmbeddedEdge.apiKeySID, secret + "x")], [Self.basic("SKnobody", secret)], ["Authorization: Bearer \(secret)"]] {
+                let refused = try await RawHTTP.get(port: port, path: "/status", headers: headers)
+                #expect(refused.text.hasPrefix("HTTP/1.1 401"), "\(headers): \(refused.text)")
+                #expect(refused.text.lowercased().contains("www-authenticate: basic realm=\"preflight-edge\""), "\(refused.text)")
+                #expect(!refused.text.contains("sessions"))
+            }
+            let status = try await RawHTTP.get(port: port, path: "/status", headers: [Self.basic(EmbeddedEdge.apiKeySID, secret)])
+            #expect(status.text.hasPrefix("HTTP/1.1 200"), "\(status.text)")
+            for field in [#""edge":"local""#, #""sessions":0"#, #""mediaSessions":0"#, #""packetsEchoed":"#, #""droppedRateLimited":"#, #""httpConnections":1"#] {
+                #expect(status.text.contains(field), "\(field) in \(status.text)")
+            }
+        }
+    }
+}

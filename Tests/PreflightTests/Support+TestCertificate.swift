@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// A self-signed certificate made with the `openssl` command for the test (Debian `openssl`),
+/// valid for 127.0.0.1, ::1 and localhost, in a fresh temporary directory.
+///
+/// Under `CI=true` a missing openssl is a failure; elsewhere the tests that need it are
+/// disabled and the run says why.
+struct TestCertificate {
+    /// The certificate's PEM file (it is its own CA).
+    let cert: String
+    /// The private key's PEM file.
+    let key: String
+    /// The directory both are in.
+    let directory: URL
+
+    /// The openssl executable on `PATH`, if any.
+    static var openssl: String? {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return directories.map { "\($0)/openssl" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Whether tests that need openssl run: when it is installed, and always under CI.
+    static var shouldRun: Bool {
+        openssl != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+    }
+
+    /// Makes a fresh certificate and key.
+    /// - Throws: when openssl is missing (recorded as an issue) or fails.
+    static func make(commonName: String = "127.0.0.1") throws -> TestCertificate {
+        guard let openssl else {
+            Issue.record("openssl is not installed: CI must install it (apt-get install openssl)")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-edge-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: openssl)
+        process.arguments = [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+            "-days", "1", "-subj", "/CN=\(commonName)", "-addext", "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost",
+        ]
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "openssl could not make a certificate: \(errorText)")
+        return TestCertificate(cert: cert, key: key, directory: directory)
+    }
+
+    /// Deletes the files.
+    func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
