@@ -96,6 +96,31 @@ import WSClient
         }
     }
 
+    /// TURN credentials handed out in `welcome` never outlive the token that earned them: a
+    /// 60 s token gets credentials for 60 s although the edge's lifetime for them is an hour.
+    @Test func turnCredentialsExpireNoLaterThanTheToken() async throws {
+        var configuration = EmbeddedEdge.configuration()
+        configuration.iceServers = [ICEServer(urls: ["turn:127.0.0.1:3478?transport=udp"])]
+        configuration.turnSecret = "turn-shared-secret"
+        configuration.signalingTimeout = .seconds(1)  // the exchange ends when the edge gives up on the invite
+        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+            func expiry(lifetime: Duration) async throws -> Int64? {
+                let token = try await edge.token(lifetime: lifetime)
+                let replies = try await Self.exchange(edge.signalingURL, frames: [.text(SignalingMessage.hello(token: token, client: nil).jsonText())])
+                for case .welcome(let welcome) in replies {
+                    let username = welcome.iceServers.first { $0.urls.contains { $0.hasPrefix("turn:") } }?.username
+                    return username?.split(separator: ":").first.flatMap { Int64($0) }
+                }
+                return nil
+            }
+            let now = Int64(Date().timeIntervalSince1970)
+            let short = try #require(try await expiry(lifetime: .seconds(60)))
+            #expect(short >= now + 55 && short <= now + 61, "credentials until \(short - now) s from now")
+            let long = try #require(try await expiry(lifetime: .seconds(86_000)))
+            #expect(long >= now + 3595 && long <= now + 3601, "credentials until \(long - now) s from now")
+        }
+    }
+
     @Test func sessionsBeyondTheIdentityAndAccountLimitsAreRefused() async throws {
         var configuration = EmbeddedEdge.configuration()
         configuration.maximumSessionsPerIdentity = 2
