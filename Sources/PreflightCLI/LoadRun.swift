@@ -52,7 +52,10 @@ struct LoadRun {
         let edge = try EdgeProcess.start(
             executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             arguments: [
-                "--max-sessions", "\(sessions + 10)", "--max-sessions-per-account", "\(sessions + 10)", "--log-level", "warning",
+                // Every session comes from this one address: raise the per-address caps with the count.
+                "--max-sessions", "\(sessions + 10)", "--max-sessions-per-account", "\(sessions + 10)",
+                "--max-connections-per-address", "\(sessions + 10)", "--max-connections", "\(max(2048, sessions + 10))",
+                "--log-level", "warning",
             ])
         defer { edge.stop() }
         progress("load: edge pid \(edge.pid) at \(edge.signalingURL); connecting \(sessions) sessions")
