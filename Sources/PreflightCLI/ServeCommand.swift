@@ -76,21 +76,25 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The HTTP idle timeout.
     @Option(name: .customLong("idle-timeout"), help: "Seconds an HTTP connection may stay silent; not WebSockets (default 60).")
     public var idleTimeout: Int?
-    /// Application routes.
+    /// The account the API key belongs to.
     @Option(name: .customLong("account"), help: "The account sid the API key belongs to: tokens must name it as their subject (PREFLIGHT_ACCOUNT).")
     public var account: String?
+    /// Sessions one account holds at once.
     @Option(name: .customLong("max-sessions-per-account"), help: "Sessions one account holds at once (default 500).")
     public var maxSessionsPerAccount: Int?
+    /// Sessions one identity holds at once.
     @Option(name: .customLong("max-sessions-per-identity"), help: "Sessions one identity holds at once (default 5).")
     public var maxSessionsPerIdentity: Int?
+    /// Application routes.
     @Option(name: .customLong("app"), help: "An application route SID=echo|record-playback (repeatable).")
     public var apps: [String] = []
     /// Session limit.
     @Option(name: .customLong("max-sessions"), help: "Signaling sessions served at once (default 1000).")
     public var maxSessions: Int?
-    /// Test duration limit.
+    /// The time to `hello`, and then to `invite`.
     @Option(name: .customLong("signaling-timeout"), help: "Seconds a connection may take to send hello, and then invite (default 10).")
     public var signalingTimeout: Int?
+    /// Test duration limit.
     @Option(name: .customLong("max-duration"), help: "Longest test call in seconds (default 120).")
     public var maxDuration: Int?
     /// Per-source packet rate.

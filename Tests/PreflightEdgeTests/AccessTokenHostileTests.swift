@@ -62,6 +62,22 @@ import Testing
         }
     }
 
+    /// Without the secret nobody learns which account a key belongs to: a forged token naming the
+    /// wrong account is refused for its signature, like one naming the right account.
+    @Test func theAccountIsCheckedOnlyAfterTheSignature() async throws {
+        let verifier = try await AccessTokenVerifier(
+            configuration: .init(apiKeys: [T.keySID: T.secret], accounts: [T.keySID: T.account]))
+        for sub in [T.account, "ACguess"] {
+            let forged = T.handMade(header: T.header, payload: Self.payload(sub: sub), secret: "not-the-secret-0123456789abcdefghij")
+            do {
+                _ = try await verifier.verify(forged, now: T.now)
+                Issue.record("a forged token was accepted")
+            } catch {
+                #expect(error.code == .invalidAccessTokenSignature, "\(sub): \(error)")
+            }
+        }
+    }
+
     @Test func attackerTextInMessagesIsCut() async throws {
         let issuer = String(repeating: "A", count: 60_000) + "\n\u{1b}[2J"
         let payload = #"{"jti":"x","iss":"\#(issuer.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\u{1b}", with: "\\u001b"))","sub":"AC1","exp":1780003600,"grants":{}}"#

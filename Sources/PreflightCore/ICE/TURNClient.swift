@@ -167,6 +167,7 @@ public struct TURNClient: Sendable {
                     state = .failed(nil, "no answer to Allocate")
                     events.append(.failed(nil, "no answer to Allocate"))
                 case .channelBind(let peer, _):
+                    requestedChannels[peer] = nil
                     events.append(.channelBindFailed(peer: peer, nil))
                 case .refresh:
                     break
@@ -234,11 +235,17 @@ public struct TURNClient: Sendable {
                 if let realm = message.realm { self.realm = realm }
                 if let offered { passwordAlgorithms = offered }
                 if key == nil || error.code == 401 {
-                    let algorithm = passwordAlgorithms.flatMap { list in
-                        list.first { $0.number == STUNPasswordAlgorithm.sha256.number }
-                            ?? list.first { $0.number == STUNPasswordAlgorithm.md5.number }
-                    } ?? .md5
-                    if algorithm == .md5, !allowsMD5 {
+                    // By number: an algorithm's parameters must not make MD5 look like another.
+                    let algorithm: STUNPasswordAlgorithm
+                    if let list = passwordAlgorithms {
+                        guard let known = list.first(where: { $0.number == STUNPasswordAlgorithm.sha256.number })
+                            ?? list.first(where: { $0.number == STUNPasswordAlgorithm.md5.number })
+                        else { return fail(entry.request, error, "the server offers no password algorithm this client supports") }
+                        algorithm = STUNPasswordAlgorithm(number: known.number)
+                    } else {
+                        algorithm = .md5
+                    }
+                    if algorithm.number == STUNPasswordAlgorithm.md5.number, !allowsMD5 {
                         return fail(entry.request, error, "the server offers only MD5 passwords, which this client refuses")
                     }
                     guard let realm = self.realm,
@@ -264,7 +271,10 @@ public struct TURNClient: Sendable {
         case .allocate:
             state = .failed(error, reason)
             return .failed(error, reason)
-        case .channelBind(let peer, _):
+        case .channelBind(let peer, let channel):
+            // No channel, no permission: the peer's Data indications are refused again.
+            requestedChannels[peer] = nil
+            if peersByChannel[channel] == peer, channels[peer] == nil { peersByChannel[channel] = nil }
             return .channelBindFailed(peer: peer, error)
         case .refresh:
             return .none
@@ -343,7 +353,8 @@ public struct TURNClient: Sendable {
             attributes.append(.nonce(nonce))
             if let passwordAlgorithms {
                 attributes.append(.passwordAlgorithms(passwordAlgorithms))
-                let chosen = passwordAlgorithms.first { $0.number == STUNPasswordAlgorithm.sha256.number } ?? .md5
+                let chosen = passwordAlgorithms.contains { $0.number == STUNPasswordAlgorithm.sha256.number }
+                    ? STUNPasswordAlgorithm.sha256 : .md5
                 attributes.append(.passwordAlgorithm(chosen))
             }
             message = STUNMessage(type: STUNMessageType(method: method, class: .request), transactionID: .random(), attributes: attributes)

@@ -18,8 +18,9 @@ extension STUNAttribute {
     }
 
     /// Decodes the value of an attribute of type `type` (value without padding) whose length
-    /// ``STUNMessageLayout/validateValue(type:value:in:)`` has already checked; only contents
-    /// (UTF-8, error classes, algorithm lists) are checked here. The reads stay bounds-checked.
+    /// ``STUNMessageLayout/validateValue(type:value:in:)`` has already checked; contents (UTF-8,
+    /// error classes, algorithm lists) are checked here. The reads stay bounds-checked, and the
+    /// few length checks left here are defence in depth for a caller that skipped the layout.
     @inlinable
     static func decode(
         type: UInt16, value: ArraySlice<UInt8>, transactionID: STUNTransactionID

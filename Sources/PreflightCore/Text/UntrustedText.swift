@@ -2,42 +2,44 @@
 /// cut to a bounded length and with control characters escaped, so that an attacker can neither
 /// fill the logs (one 59 KB issuer claim became one 59 KB log line) nor forge log lines.
 public enum UntrustedText {
-    /// The longest excerpt kept, in characters; 64 by default.
+    /// The longest excerpt kept, in Unicode scalars; 64 by default.
     public static let defaultLimit = 64
 
-    /// `text` with control characters escaped (as Swift escapes; with `escapingQuotes`, double
-    /// quotes and backslashes too) and cut to `limit` characters, with the number of bytes left
-    /// out named when it was cut.
+    /// `text` with control and bidirectional-formatting characters escaped (as Swift escapes;
+    /// with `escapingQuotes`, double quotes and backslashes too) and cut to `limit` Unicode
+    /// scalars (not characters: one character may carry any number of combining marks), with
+    /// the number of bytes left out named when it was cut.
     public static func excerpt(_ text: some StringProtocol, limit: Int = defaultLimit, escapingQuotes: Bool = false) -> String {
         var out = ""
         var kept = 0
         var keptBytes = 0
-        for character in text {
+        for scalar in text.unicodeScalars {
             guard kept < max(0, limit) else { break }
-            for scalar in character.unicodeScalars {
-                switch scalar {
-                case "\"" where escapingQuotes: out += "\\\""
-                case "\\" where escapingQuotes: out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                default:
-                    if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x2028...0x2029).contains(scalar.value) {
-                        out += "\\u{" + String(scalar.value, radix: 16) + "}"
-                    } else {
-                        out.unicodeScalars.append(scalar)
-                    }
+            switch scalar {
+            case "\"" where escapingQuotes: out += "\\\""
+            case "\\" where escapingQuotes: out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                let value = scalar.value
+                if value < 0x20 || (0x7F...0x9F).contains(value) || (0x2028...0x2029).contains(value)
+                    || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+                {
+                    out += "\\u{" + String(value, radix: 16) + "}"
+                } else {
+                    out.unicodeScalars.append(scalar)
                 }
             }
             kept += 1
-            keptBytes += character.utf8.count
+            keptBytes += scalar.utf8.count
         }
         let left = text.utf8.count - keptBytes
         if left > 0 { out += "…(+\(left) bytes)" }
         return out
     }
 
-    /// ``excerpt(_:limit:)`` in double quotes.
+    /// ``excerpt(_:limit:escapingQuotes:)`` in double quotes, with quotes and backslashes escaped.
     public static func quoted(_ text: some StringProtocol, limit: Int = defaultLimit) -> String {
         "\"" + excerpt(text, limit: limit, escapingQuotes: true) + "\""
     }

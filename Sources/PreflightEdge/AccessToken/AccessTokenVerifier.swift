@@ -112,11 +112,6 @@ public struct AccessTokenVerifier: Sendable {
         guard !unverified.sub.isEmpty else {
             throw PreflightError(code: .invalidAccessTokenIssuer, message: "access token: subject (account) is empty")
         }
-        if let account = configuration.accounts[unverified.iss], unverified.sub != account {
-            throw PreflightError(
-                code: .invalidAccessTokenIssuer,
-                message: "access token: subject \(UntrustedText.quoted(unverified.sub)) is not the account of API key \"\(unverified.iss)\"")
-        }
         let claims: AccessTokenClaims
         do {
             claims = try await collection.verify(token, as: AccessTokenClaims.self)
@@ -125,6 +120,12 @@ public struct AccessTokenVerifier: Sendable {
                 code: .invalidAccessTokenSignature,
                 message: "access token: signature does not match the secret of API key \"\(unverified.iss)\"",
                 underlying: error)
+        }
+        // After the signature: an unsigned guess must not learn which account a key belongs to.
+        if let account = configuration.accounts[claims.iss], claims.sub != account {
+            throw PreflightError(
+                code: .invalidAccessTokenIssuer,
+                message: "access token: subject \(UntrustedText.quoted(claims.sub)) is not the account of API key \"\(claims.iss)\"")
         }
         try checkTimes(claims, now: now.timeIntervalSince1970)
         guard let identity = claims.grants.identity, !identity.isEmpty else {

@@ -4,8 +4,13 @@ import NIOCore
 /// HTTP decoder), per ``EdgeHTTPLimits``:
 ///
 /// - the header timeout: from the connection's start, or from the first byte of a following
-///   request on a kept-alive connection, until the request head's `CRLF CRLF`;
-/// - the idle timeout: nothing read or written for that long.
+///   request on a kept-alive connection, until the response to that request begins (so a
+///   request whose body trickles in, or bytes after a response posing as a new head, cannot
+///   hold the connection);
+/// - the idle timeout: nothing read or written for that long;
+/// - the write-stall timeout: the connection stays unwritable (the client does not read what
+///   the edge sends) for ``writeStallTimeout``; this one applies after the upgrade too, so a
+///   WebSocket client that floods pings and never reads the pongs cannot hold its connection.
 ///
 /// The handler watches the response heads the server writes: after one a new request may
 /// begin, and after `101 Switching Protocols` the connection is a WebSocket and both timeouts
@@ -37,6 +42,9 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let limiter: HTTPConnectionLimiter?
     private(set) var phase = Phase.idle
     private var headerTimer: Scheduled<Void>?
+    private var stallTimer: Scheduled<Void>?
+    /// How long a connection may stay unwritable before it is closed: 10 s.
+    static let writeStallTimeout: TimeAmount = .seconds(10)
     private var idleTimer: Scheduled<Void>?
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     /// The last bytes of the head so far (up to 3), for a `CRLF CRLF` split across reads.
@@ -84,9 +92,8 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 armHeaderTimer(context: context)
             }
             if phase == .readingHead, headEnds(in: buffer) {
+                // The header timer keeps running until the response begins.
                 phase = .awaitingResponse
-                headerTimer?.cancel()
-                headerTimer = nil
             }
         }
         context.fireChannelRead(data)
@@ -150,8 +157,25 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
         armIdleTimer(context: context, deadline: lastActivity + idleTimeout)
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stallTimer?.cancel()
+            stallTimer = nil
+        } else if stallTimer == nil, phase != .finished {
+            stallTimer = context.eventLoop.assumeIsolated().scheduleTask(in: Self.writeStallTimeout) { [self] in
+                stallTimer = nil
+                guard phase != .finished, !context.channel.isWritable else { return }
+                stop()
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     private func stop() {
         phase = .finished
+        stallTimer?.cancel()
+        stallTimer = nil
         headerTimer?.cancel()
         headerTimer = nil
         idleTimer?.cancel()
@@ -161,7 +185,7 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func armHeaderTimer(context: ChannelHandlerContext) {
         headerTimer?.cancel()
         headerTimer = context.eventLoop.assumeIsolated().scheduleTask(in: headerTimeout) { [self] in
-            guard phase == .readingHead else { return }
+            guard phase == .readingHead || phase == .awaitingResponse else { return }
             limiter?.countHeaderTimeout()
             stop()
             context.close(promise: nil)

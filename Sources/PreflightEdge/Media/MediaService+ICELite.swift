@@ -7,8 +7,8 @@ extension MediaService {
 
     /// What to do with a STUN datagram.
     enum CheckOutcome {
-        /// A valid check: send this success response.
-        case answer([UInt8])
+        /// A valid check (or, with `check` false, a plain Binding request): send this success response.
+        case answer([UInt8], check: Bool)
         /// A check to refuse with this error code (RFC 8489 §9.1.3: 400 without USERNAME, 401 for
         /// an unknown username or bad integrity).
         case refuse(code: Int, transactionID: STUNTransactionID)
@@ -20,10 +20,9 @@ extension MediaService {
         let outcome = datagram.withUnsafeReadableBytes { check($0, from: source) }
         let reply: [UInt8]?
         switch outcome {
-        case .answer(let response):
+        case .answer(let response, _):
             reply = response
         case .refuse(let code, let transactionID):
-            state.withLock { $0.counters.checksRefused += 1 }
             // No MESSAGE-INTEGRITY on the error: the edge cannot trust the key the request claims.
             let refusal = STUNMessage(
                 type: STUNMessageType(method: .binding, class: .errorResponse), transactionID: transactionID,
@@ -43,7 +42,14 @@ extension MediaService {
             } else {
                 sent = reply.count <= datagram.readableBytes + SendBudget.allowancePerDatagram
             }
-            if !sent { state.counters.droppedOverBudget += 1 }
+            // Counted only once it goes out.
+            switch outcome {
+            case _ where !sent: state.counters.droppedOverBudget += 1
+            case .answer(_, check: true): state.counters.checksAnswered += 1
+            case .answer(_, check: false): state.counters.bindingsAnswered += 1
+            case .refuse: state.counters.checksRefused += 1
+            case .ignore: break
+            }
             return sent
         }
         return allowed ? ByteBuffer(bytes: reply) : nil
@@ -95,9 +101,8 @@ extension MediaService {
             if nominated || state.sessions[session.credentials.localUfrag]?.peer == nil {
                 state.sessions[session.credentials.localUfrag]?.peer = source
             }
-            state.counters.checksAnswered += 1
         }
-        return .answer(encoded)
+        return .answer(encoded, check: true)
     }
 
     /// The answer to a plain Binding request: XOR-MAPPED-ADDRESS and FINGERPRINT, no integrity.
@@ -109,8 +114,7 @@ extension MediaService {
             type: STUNMessageType(method: .binding, class: .successResponse), transactionID: transactionID,
             attributes: [.xorMappedAddress(mapped), .software("preflight-edge")])
         guard let encoded = try? response.encoded(fingerprint: true) else { return .ignore }
-        state.withLock { $0.counters.bindingsAnswered += 1 }
-        return .answer(encoded)
+        return .answer(encoded, check: false)
     }
 
     /// `source` as a STUN transport address (for XOR-MAPPED-ADDRESS).

@@ -251,7 +251,10 @@ public final class MediaService: Sendable {
                     state.counters.droppedUnverified += 1
                     return .drop
                 }
-                let before = session
+                // What a reply that the budget refuses must not have changed: the edge's stream
+                // (no gap in its sequence numbers) and, for RTCP, the closed loss interval.
+                let stream = (sequence: session.sequence, packets: session.packetsSent, octets: session.octetsSent)
+                let uplink = kind == .rtcp ? session.uplink : nil
                 let reply = datagram.withUnsafeReadableBytes { bytes in
                     kind == .rtp
                         ? media(bytes, session: &session, state: &state, at: now, injected: time)
@@ -264,9 +267,8 @@ public final class MediaService: Sendable {
                 guard peer.budget.spend(bytes: reply.count) else {
                     // Not sent: the session's stream must not count the packet (no gap in its
                     // sequence numbers), but what it received still counts.
-                    session.packetsSent = before.packetsSent
-                    session.octetsSent = before.octetsSent
-                    session.sequence = before.sequence
+                    (session.sequence, session.packetsSent, session.octetsSent) = stream
+                    if let uplink { session.uplink = uplink }
                     state.sessions[peer.ufrag] = session
                     state.counters.droppedOverBudget += 1
                     return .drop

@@ -40,7 +40,7 @@ struct SignalingSession {
 
     /// Events buffered between the reader and the loop. The protocol has at most three client
     /// messages in a session (hello, invite, hangup), so a client this far ahead is flooding.
-    static let inboundBuffer = 16
+    static let inboundBuffer = 4
 
     /// How long the edge keeps reading, and discarding, after it sent its close frame, waiting for
     /// the client's: a closed connection with unread data is reset, which would destroy the

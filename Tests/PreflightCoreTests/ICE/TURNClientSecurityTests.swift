@@ -63,6 +63,19 @@ import Testing
         #expect(Self.reason(event)?.contains("downgrade") == true, "\(event)")
     }
 
+    @Test func MD5DressedWithParametersIsStillMD5AndUnknownAlgorithmsAreRefused() throws {
+        var strict = TURNClient(username: "user", password: "pass", isStream: false, allowsMD5: false)
+        let first = strict.allocate(now: 0)
+        let dressed = STUNPasswordAlgorithm(number: 0x0001, parameters: [1, 2, 3, 4])
+        let event = strict.handle(try Self.challenge(to: first, nonce: "n1", algorithms: [dressed]), now: 0.1)
+        #expect(Self.reason(event)?.contains("MD5") == true, "\(event)")
+        var client = TURNClient(username: "user", password: "pass", isStream: false)
+        let request = client.allocate(now: 0)
+        let unknown = client.handle(
+            try Self.challenge(to: request, nonce: "n1", algorithms: [STUNPasswordAlgorithm(number: 0x7777)]), now: 0.1)
+        #expect(Self.reason(unknown)?.contains("no password algorithm") == true, "\(unknown)")
+    }
+
     @Test func aClientThatRefusesMD5SaysSo() throws {
         var client = TURNClient(username: "user", password: "pass", isStream: false, allowsMD5: false)
         let first = client.allocate(now: 0)
@@ -91,6 +104,15 @@ import Testing
         #expect(client.handle(try indication(from: otherPort), now: 0.4) == .data(peer: otherPort, payload: [1, 2, 3][...]))
         let stranger = TransportAddress(host: "198.18.9.9", port: 40_000)!
         #expect(client.handle(try indication(from: stranger), now: 0.5) == .none)
+        // A bind that fails takes the permission with it.
+        let other = TransportAddress(host: "198.18.2.3", port: 40_000)!
+        let bindBytes = client.channelBind(peer: other, now: 0.6)
+        let bind = try STUNMessage(decoding: try #require(bindBytes))
+        let refusal = STUNMessage(
+            type: STUNMessageType(method: .channelBind, class: .errorResponse), transactionID: bind.transactionID,
+            attributes: [.errorCode(STUNErrorCode(code: 403, reason: "Forbidden"))])
+        _ = client.handle(try STUNMessage(decoding: try refusal.encoded()), now: 0.7)
+        #expect(client.handle(try indication(from: other), now: 0.8) == .none)
     }
 
     @Test func checkListsKeepAtMostTheConfiguredPairs() {

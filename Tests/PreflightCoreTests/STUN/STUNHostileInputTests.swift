@@ -98,5 +98,10 @@ import Testing
         #expect(excerpt.hasSuffix("…(+9936 bytes)"))
         #expect(UntrustedText.quoted("a\"b\nc\u{1b}") == #""a\"b\nc\u{1b}""#)
         #expect(UntrustedText.excerpt("short") == "short")
+        // One character of 60 000 combining marks is cut by scalars, not kept whole.
+        let marks = "a" + String(repeating: "\u{301}", count: 60_000)
+        #expect(UntrustedText.excerpt(marks).utf8.count < 300)
+        // Bidirectional overrides are escaped, so a log line cannot be displayed reordered.
+        #expect(UntrustedText.excerpt("a\u{202E}b") == #"a\u{202e}b"#)
     }
 }
