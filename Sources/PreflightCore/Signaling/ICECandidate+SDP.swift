@@ -53,6 +53,8 @@ extension ICECandidate {
     }
 
     /// Whether `byte` is an RFC 8839 ice-char: ALPHA / DIGIT / "+" / "/".
+    /// Whether `byte` is an ice-char of RFC 8445 §5.3 (ALPHA / DIGIT / "+" / "/"), the alphabet of
+    /// foundations, ufrags and passwords.
     static func isICEChar(_ byte: UInt8) -> Bool {
         (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2B
             || byte == 0x2F

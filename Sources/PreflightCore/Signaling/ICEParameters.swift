@@ -20,11 +20,7 @@ public struct ICEParameters: Sendable, Hashable, Codable {
     /// Checks the RFC 8445 §5.3 lengths and characters (ALPHA / DIGIT / "+" / "/").
     /// - Throws: ``PreflightError`` `.malformed`.
     public func validate() throws(PreflightError) {
-        func isICEChars(_ text: String) -> Bool {
-            text.utf8.allSatisfy { byte in
-                (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2B || byte == 0x2F
-            }
-        }
+        func isICEChars(_ text: String) -> Bool { text.utf8.allSatisfy(ICECandidate.isICEChar) }
         guard (4...256).contains(ufrag.utf8.count), isICEChars(ufrag) else {
             throw PreflightError(code: .malformed, message: "ICE: ufrag must be 4 to 256 ice-chars, got \(UntrustedText.quoted(ufrag))")
         }
