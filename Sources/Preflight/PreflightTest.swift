@@ -73,7 +73,7 @@ public final class PreflightTest: Sendable {
         let start = Self.nowMilliseconds()
         test.state.withLock { $0.startTime = start }
         let task = Task { [test] in
-            await TestRun(test: test, startTime: start).run()
+            await PreflightTestRun.run(test, startTime: start)
         }
         test.state.withLock { $0.task = task }
         return test

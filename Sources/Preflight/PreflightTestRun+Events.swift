@@ -1,0 +1,178 @@
+import Logging
+import PreflightCore
+import PreflightNIO
+
+extension PreflightTestRun {
+    /// Handles one input; returns the final report when the test is complete.
+    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) throws(PreflightError) -> PreflightReport? {
+        switch input {
+        case .welcomed(let result):
+            let welcome = try result.get()
+            edgeName = welcome.edge
+            phase = .gathering
+            ice.gather(servers: welcome.iceServers + options.iceServers)
+            publish()
+        case .answered(let result):
+            try answered(try result.get())
+        case .signaling(.message(let message)):
+            return try handle(message)
+        case .signaling(.closed(let error)):
+            callOpen = false
+            throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")
+        case .ice(.agent(let event)):
+            try handle(event, group: &group)
+        case .ice(.media(let datagram)):
+            markPeerConnected(datagram.arrival)
+            media.receive(datagram)
+        case .sampleTick:
+            // While draining nothing is sent: no more per-second samples.
+            if mediaEnded == nil { takeSample() }
+        case .testEnded:
+            if let since = ice.withAgent({ $0.disconnectedSince }) {
+                takeFinalSample()
+                throw PreflightError(
+                    code: .mediaConnectionFailed,
+                    message: "ICE: the connection was lost \(wallTime(agentTime: since) - startTime) ms into the test and not restored before it ended")
+            }
+            // Stop sending, then let what is in flight arrive (reordered or late packets, and
+            // the echoes carrying the edge's last view of the uplink) before the totals are
+            // read: 1.5 × the largest RTT seen, 0.1 s to 2 s.
+            mediaEnded = .now
+            media.stopSending()
+            ice.stopWatchingLiveness()
+            let drain = min(max(1.5 * media.meter.roundTrips.max, 100), 2000)
+            after(.milliseconds(Int64(drain)), .drained, in: &group)
+        case .drained:
+            takeFinalSample()
+            return finalReport()
+        case .maximumDurationReached:
+            throw PreflightError(
+                code: .connectionError,
+                message: "call: the edge did not end the \(application ?? "test") call within \(options.maximumDuration)")
+        }
+        return nil
+    }
+
+    /// The edge answered the invite: ICE checks start against its candidates.
+    mutating func answered(_ answer: SignalingMessage.Answer) throws(PreflightError) {
+        callSid = answer.callSid
+        callOpen = true
+        codec = answer.codec
+        application = answer.application
+        let now = ContinuousClock.now
+        timing.signaling = TimingMeasurement(startTime: startTime, endTime: wallTime(now))
+        mark(.signalingState, "stable", at: now)
+        phase = .checking
+        try ice.connect(remote: answer.ice)
+        publish()
+    }
+
+    /// What the edge pushed on its own.
+    mutating func handle(_ message: SignalingMessage) throws(PreflightError) -> PreflightReport? {
+        switch message {
+        case .ringing(let sid) where phase == .awaitingAnswer || phase == .checking:
+            // Ringing may be handled after the answer (they arrive by different ways): the sid is the same.
+            callSid = sid
+            callOpen = true
+            publish()
+        case .hangup(let hangup):
+            callOpen = false
+            if let code = hangup.code {
+                throw PreflightError(code: PreflightError.Code(code), message: "call: the edge hung up: \(hangup.reason ?? "no reason given")")
+            }
+            guard phase == .media else {
+                throw PreflightError(code: .connectionError, message: "call: the edge hung up before media flowed: \(hangup.reason ?? "")")
+            }
+            takeFinalSample()
+            return finalReport()
+        case .error(let info):
+            callOpen = false
+            throw info.preflightError
+        default:
+            throw PreflightError(code: .malformed, message: "signaling: unexpected \"\(message.type)\" from the edge in phase \(phase)")
+        }
+        return nil
+    }
+
+    /// What the ICE agent reported.
+    mutating func handle(_ event: ICEAgent.Event, group: inout TaskGroup<Void>) throws(PreflightError) {
+        switch event {
+        case .timeline(let entry):
+            timeline.append(entry)
+            // The peer connection follows ICE, except that it connects when media arrives.
+            if entry.group == .iceConnectionState {
+                let peer: String? = switch entry.name {
+                case "new": "new"
+                case "checking": "connecting"
+                case "disconnected": "disconnected"
+                case "failed": "failed"
+                default: nil
+                }
+                if let peer { timeline.append(ConnectionStateEvent(group: .peerConnectionState, name: peer, timestamp: entry.timestamp)) }
+            }
+        case .gatheringComplete(let candidates):
+            let parameters = ice.withAgent { $0.localParameters }
+            let invite = SignalingMessage.Invite(
+                ice: ICEParameters(ufrag: parameters.ufrag, pwd: parameters.pwd, candidates: candidates), codecs: options.preferredAudioCodecs)
+            let signaling = signaling
+            let inputs = inputs
+            group.addTask {
+                do throws(PreflightError) {
+                    inputs.yield(.answered(.success(try await signaling.invite(invite))))
+                } catch {
+                    inputs.yield(.answered(.failure(error)))
+                }
+            }
+            mark(.signalingState, "have-local-offer")
+            phase = .awaitingAnswer
+            publish()
+        case .connected(let pair, let at):
+            selectedPair = pair
+            phase = .media
+            let start = ice.withAgent { $0.checkingStarted } ?? at
+            timing.iceConnection = TimingMeasurement(startTime: wallTime(agentTime: start), endTime: wallTime(agentTime: at))
+            publish()
+            test.emit(.connected)
+            startMedia(in: &group)
+        case .pairChanged(let pair, _):
+            selectedPair = pair
+            publish()
+        case .reconnected(let pair, let at):
+            selectedPair = pair
+            timeline.append(ConnectionStateEvent(group: .peerConnectionState, name: "connected", timestamp: wallTime(agentTime: at)))
+            test.emit(.reconnected)
+            publish()
+        case .disconnected(let error, _):
+            logger.info("ICE disconnected", metadata: ["after": "\(options.mediaTimeout)"])
+            test.emit(.reconnecting(error))
+            publish()
+        case .failed(let error):
+            throw error
+        case .serverFailed, .channelBindRefused:
+            break
+        }
+    }
+
+    /// ICE selected a pair: an RTCP report at once (its answer proves the path both ways), then
+    /// the paced audio and the once-a-second samples.
+    mutating func startMedia(in group: inout TaskGroup<Void>) {
+        media.sendReport(at: .now)
+        let media = media
+        group.addTask { await media.send(AudioTestSource()) }
+        every(.seconds(1), .sampleTick, in: &group)
+        if application == TestApplication.recordPlayback.rawValue {
+            after(options.maximumDuration, .maximumDurationReached, in: &group)
+        } else {
+            after(options.duration, .testEnded, in: &group)
+        }
+    }
+
+    mutating func markPeerConnected(_ instant: ContinuousClock.Instant) {
+        guard !peerConnected else { return }
+        peerConnected = true
+        mark(.peerConnectionState, "connected", at: instant)
+        let start = ice.withAgent { $0.checkingStarted }.map { wallTime(agentTime: $0) } ?? wallTime(instant)
+        timing.peerConnection = TimingMeasurement(startTime: start, endTime: wallTime(instant))
+        publish()
+    }
+}

@@ -1,0 +1,77 @@
+import PreflightCore
+import PreflightNIO
+
+extension PreflightTestRun {
+    mutating func mark(_ group: ConnectionStateEvent.Group, _ name: String, at instant: ContinuousClock.Instant = .now) {
+        timeline.append(ConnectionStateEvent(group: group, name: name, timestamp: wallTime(instant)))
+    }
+
+    func publish() {
+        let report = partialReport()
+        test.update { $0 = report }
+    }
+
+    func partialReport() -> PreflightReport {
+        let (candidates, pairs, errors) = ice.withAgent { ($0.candidateStats, $0.pairRecords, $0.candidateErrors) }
+        let meter = media.meter
+        var report = PreflightReport(
+            callSid: callSid ?? "", edge: edgeName, selectedEdge: options.selectedEdge, iceCandidates: candidates,
+            selectedIceCandidatePair: selectedPair, warnings: warnings.raisedRecords, warningsCleared: warnings.clearedRecords,
+            networkTiming: timing, isTurnRequired: selectedPair.map(\.usesRelay))
+        report.setSamples(samples)
+        // Totals from everything received, including what arrived after the last sample.
+        if report.uplink != nil, let uplink = meter.uplinkTotals {
+            report.uplink?.setTotals(expected: Int(uplink.expected), lost: max(0, Int(uplink.expected) - Int(uplink.received)))
+        }
+        if report.downlink != nil, meter.downlink.expected > 0 {
+            report.downlink?.setTotals(expected: meter.downlink.expected, lost: meter.downlink.lost)
+        }
+        report.application = application
+        // The agent's entries come through a stream, the run's own are written at once: order
+        // them by time (a stable sort keeps the order of entries of the same millisecond).
+        report.timeline = timeline.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
+        report.iceCandidatePairs = pairs
+        report.iceCandidateErrors = errors
+        return report
+    }
+
+    mutating func takeSample() {
+        guard phase == .media else { return }
+        let now = ContinuousClock.now
+        lastSample = now
+        let sample = media.takeSample(at: now, codec: codec)
+        samples.append(sample)
+        let update = warnings.ingest(sample)
+        publish()
+        test.emit(.sample(sample))
+        if update.didChange {
+            test.emit(.qualityWarnings(current: update.current, previous: update.previous))
+        }
+        // After the media ended nothing more is sent, reports included.
+        if media.isSending { media.sendReport(at: now) }
+    }
+
+    /// The closing sample, unless a tick took one within half a second of the media's end:
+    /// one sample a second.
+    mutating func takeFinalSample() {
+        if let last = lastSample, (mediaEnded ?? .now) - last < .milliseconds(500) { return }
+        takeSample()
+    }
+
+    mutating func finalReport() -> PreflightReport {
+        phase = .ended
+        closeTimeline()
+        return partialReport()
+    }
+
+    /// The closing states of the timeline (unless a failure already ended it).
+    mutating func closeTimeline() {
+        guard timeline.last?.name != "closed", !timeline.contains(where: { $0.group == .iceConnectionState && $0.name == "failed" })
+        else { return }
+        if callOpen || phase == .ended || phase == .media {
+            mark(.iceConnectionState, "closed")
+            mark(.peerConnectionState, "closed")
+            mark(.signalingState, "closed")
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import PreflightCore
+import PreflightNIO
+
+/// One run of a ``PreflightTest``: a ``SignalingClient`` places the test call, an
+/// ``ICEAgentDriver`` connects its media, a ``MediaSession`` sends the test tone and measures
+/// what comes back, and this composition turns their events into the test's events and report.
+/// One task owns the run's state; the pieces post ``Input``s to it.
+struct PreflightTestRun {
+    let test: PreflightTest
+    let startTime: Int64
+    let origin: ContinuousClock.Instant
+    let signaling: SignalingClient
+    let ice: ICEAgentDriver
+    let media: MediaSession
+    let inputs: AsyncStream<Input>.Continuation
+    var options: PreflightOptions { test.options }
+    var logger: Logger { test.logger }
+
+    enum Input: Sendable {
+        case welcomed(Result<SignalingMessage.Welcome, PreflightError>)
+        case answered(Result<SignalingMessage.Answer, PreflightError>)
+        case signaling(SignalingClient.Event)
+        case ice(ICEAgentDriver.Event)
+        case sampleTick
+        case testEnded
+        case drained
+        case maximumDurationReached
+    }
+
+    enum Phase {
+        case connecting, gathering, awaitingAnswer, checking, media, ended
+    }
+
+    var phase = Phase.connecting
+    var callSid: String?
+    var callOpen = false
+    var edgeName = ""
+    var application: String?
+    var codec = ""
+    var selectedPair: ICECandidatePairStats?
+    var timeline: [ConnectionStateEvent] = []
+    var warnings = WarningsEngine()
+    var samples: [StatsSample] = []
+    var timing = NetworkTiming()
+    var peerConnected = false
+    var lastSample: ContinuousClock.Instant?
+    /// When the test's media ended: sending stops, and what is still in flight drains.
+    var mediaEnded: ContinuousClock.Instant?
+
+    /// Runs the test and finishes it with its report or error.
+    static func run(_ test: PreflightTest, startTime: Int64) async {
+        do {
+            test.finish(.success(try await perform(test, startTime: startTime)))
+        } catch {
+            test.finish(.failure(Task.isCancelled && error.code != .cancelled
+                ? PreflightError(code: .cancelled, message: "preflight test cancelled", underlying: error) : error))
+        }
+    }
+
+    private static func perform(_ test: PreflightTest, startTime: Int64) async throws(PreflightError) -> PreflightReport {
+        let options = test.options
+        let origin = ContinuousClock.now
+        let ice = try await ICEAgentDriver.bind(
+            configuration: ICEAgentDriverConfiguration(
+                agent: ICEAgent.Configuration(
+                    transportPolicy: options.iceTransportPolicy, gatheringTimeout: options.gatheringTimeout,
+                    checkTimeout: options.iceTimeout, disconnectTimeout: options.mediaTimeout,
+                    consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime)),
+                offersLoopback: HostInterfaces.isLoopback(url: options.edgeURL),
+                turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
+            origin: origin, logger: test.logger)
+        let signaling = SignalingClient(
+            configuration: SignalingClientConfiguration(
+                url: options.edgeURL, accessToken: options.accessToken,
+                trustedCertificatesFile: options.edgeTrustedCertificatesFile, timeout: options.signalingTimeout),
+            logger: test.logger)
+        let media = MediaSession(
+            configuration: MediaSessionConfiguration(
+                cname: "preflight-\(ice.withAgent { $0.localUfrag })", countsReorderedAsLost: options.countsReorderedAsLost),
+            origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) })
+        let (stream, inputs) = AsyncStream<Input>.makeStream()
+        let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
+            group.addTask { await signaling.run() }
+            group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
+            group.addTask { await ice.run() }
+            group.addTask { for await event in ice.events { inputs.yield(.ice(event)) } }
+            group.addTask {
+                do throws(PreflightError) {
+                    inputs.yield(.welcomed(.success(try await signaling.connect())))
+                } catch {
+                    inputs.yield(.welcomed(.failure(error)))
+                }
+            }
+            var run = PreflightTestRun(
+                test: test, startTime: startTime, origin: origin, signaling: signaling, ice: ice, media: media, inputs: inputs)
+            let result: Result<PreflightReport, PreflightError>
+            do throws(PreflightError) {
+                result = .success(try await run.loop(stream, group: &group))
+            } catch {
+                // The partial report keeps the states up to the failure.
+                run.closeTimeline()
+                run.publish()
+                result = .failure(error)
+            }
+            // Hang up politely when the call is still up, then tear everything down.
+            if let callSid = run.callSid, run.callOpen { await signaling.hangup(callSid: callSid, reason: result.reason) }
+            media.stopSending()
+            await ice.close()
+            await signaling.close()
+            inputs.finish()
+            group.cancelAll()
+            return result
+        }
+        return try outcome.get()
+    }
+
+    mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async throws(PreflightError) -> PreflightReport {
+        for await input in stream {
+            if Task.isCancelled { break }
+            if let report = try handle(input, group: &group) { return report }
+        }
+        throw PreflightError(code: .cancelled, message: "preflight test cancelled")
+    }
+
+    // MARK: Timers
+
+    func after(_ duration: Duration, _ input: Input, in group: inout TaskGroup<Void>) {
+        let inputs = inputs
+        group.addTask {
+            try? await Task.sleep(for: duration)
+            if !Task.isCancelled { inputs.yield(input) }
+        }
+    }
+
+    func every(_ interval: Duration, _ input: Input, in group: inout TaskGroup<Void>) {
+        let inputs = inputs
+        group.addTask {
+            let clock = ContinuousClock()
+            var next = clock.now
+            while true {
+                next += interval
+                do { try await Task.sleep(until: next, clock: clock) } catch { return }
+                inputs.yield(input)
+            }
+        }
+    }
+
+    // MARK: Clock
+
+    func wallTime(_ instant: ContinuousClock.Instant) -> Int64 {
+        Int64(media.wallMilliseconds(instant).rounded(.down))
+    }
+
+    /// The wall-clock time of an instant of the ICE agent's clock (seconds since ``origin``).
+    func wallTime(agentTime seconds: Double) -> Int64 {
+        wallTime(origin + .nanoseconds(Int64(max(0, min(seconds, 1e9)) * 1e9)))
+    }
+}
+
+extension Result<PreflightReport, PreflightError> {
+    fileprivate var reason: String {
+        switch self {
+        case .success: "completed"
+        case .failure(let error): "error \(error.code): \(error.message)"
+        }
+    }
+}

@@ -1,0 +1,131 @@
+extension ICEAgent {
+    /// A datagram arrived on one of the agent's sockets: a STUN server's answer, a TURN server's
+    /// message (relayed data among them), a check's response, or media.
+    /// - Returns: whether the datagram (or what the relay carried) is media for the media session.
+    public mutating func receive(_ datagram: UnsafeRawBufferPointer, from source: TransportAddress, on socket: Socket, now: Double) -> Inbound {
+        guard let server = udpServer(for: source) else {
+            return inbound(datagram, path: .socket(socket), source: source, now: now)
+        }
+        let bytes = Array(datagram)
+        switch servers[server.index].kind {
+        case .turn:
+            return fromTURNServer(server, bytes, now: now)
+        case .stun(let gathering):
+            guard let message = try? STUNMessage(decoding: bytes), message.transactionID == gathering.transactionID else {
+                // A STUN server's port may also be a media port (the edge's is): the rest is media.
+                return inbound(datagram, path: .socket(socket), source: source, now: now)
+            }
+            guard !servers[server.index].done else { return .consumed }
+            servers[server.index].done = true
+            if message.type.messageClass == .successResponse, let mapped = message.reflexiveAddress {
+                addReflexive(mapped, url: servers[server.index].url.description, now: now)
+            } else {
+                serverFailed(
+                    server, code: message.errorCode?.code ?? ICECandidateErrorRecord.unreachable,
+                    text: message.errorCode?.reason ?? "no mapped address in the response", now: now)
+            }
+            finishGatheringIfDone(now: now)
+            return .consumed
+        case nil:
+            return inbound(datagram, path: .socket(socket), source: source, now: now)
+        }
+    }
+
+    /// A message arrived on the stream connection to a TURN server.
+    public mutating func receive(streamMessage bytes: [UInt8], from server: ServerID, now: Double) -> Inbound {
+        guard servers.indices.contains(server.index) else { return .consumed }
+        return fromTURNServer(server, bytes, now: now)
+    }
+
+    /// The UDP TURN server, or the STUN server still being asked, a datagram from `source` comes
+    /// from. A STUN server that answered no longer claims its address: the edge's own STUN port
+    /// is also its media port.
+    func udpServer(for source: TransportAddress) -> ServerID? {
+        servers.indices.first { index in
+            let server = servers[index]
+            guard !server.isStream, server.url.transport == .udp, server.address == source else { return false }
+            if case .stun = server.kind { return !server.done }
+            return true
+        }.map { ServerID(index: $0) }
+    }
+
+    mutating func fromTURNServer(_ server: ServerID, _ bytes: [UInt8], now: Double) -> Inbound {
+        guard case .turn(var client) = servers[server.index].kind else { return .consumed }
+        if let first = bytes.first, first & 0xC0 == 0x40 {
+            guard let (peer, payload) = client.unwrap(channelData: bytes) else { return .consumed }
+            return relayed(Array(payload), from: peer, server: server, now: now)
+        }
+        guard let message = try? STUNMessage(decoding: bytes) else { return .consumed }
+        let event = client.handle(message, now: now)
+        servers[server.index].kind = .turn(client)
+        if case .data(let peer, let payload) = event {
+            return relayed(Array(payload), from: peer, server: server, now: now)
+        }
+        handleTURNEvent(server, event, now: now)
+        return .consumed
+    }
+
+    mutating func relayed(_ payload: [UInt8], from peer: TransportAddress, server: ServerID, now: Double) -> Inbound {
+        let kind = payload.withUnsafeBytes { bytes -> Inbound in inbound(bytes, path: .relay(server), source: peer, now: now) }
+        return kind == .media ? .relayedMedia(payload) : kind
+    }
+
+    /// A datagram from the remote side, straight or unwrapped from a relay: check responses, and
+    /// media over the selected pair.
+    mutating func inbound(_ datagram: UnsafeRawBufferPointer, path: Path, source: TransportAddress, now: Double) -> Inbound {
+        switch PacketKind.classify(datagram) {
+        case .stun:
+            guard let message = try? STUNMessage(decoding: Array(datagram)) else { return .consumed }
+            handleCheckResponse(message, path: path, source: source, now: now)
+            return .consumed
+        case .rtp, .rtcp:
+            guard phase == .connected, isSelected(path: path, source: source) else { return .consumed }
+            lastReceived = now
+            return .media
+        default:
+            return .consumed
+        }
+    }
+
+    /// Whether media from `source` on `path` comes over the selected pair.
+    func isSelected(path: Path, source: TransportAddress) -> Bool {
+        guard let selected, let pair = checkList?.pairs[selected] else { return false }
+        return locals[pair.local].path == path && remotes[pair.remote].address == source
+    }
+
+    mutating func handleTURNEvent(_ server: ServerID, _ event: TURNClient.Event, now: Double) {
+        let url = servers[server.index].url
+        switch event {
+        case .allocated(let relayed, let mapped):
+            servers[server.index].done = true
+            if let mapped, configuration.transportPolicy == .all { addReflexive(mapped, url: url.description, now: now) }
+            let preference = url.scheme == .turns ? 0 : url.transport == .tcp ? 1 : 2
+            let base = sockets[.ipv4]
+            let foundation = foundation(type: .relay, base: relayed.host, server: url.description, transport: url.transport.rawValue)
+            let priority = ICECandidate.priority(
+                typePreference: preference, localPreference: 65535 - server.index, component: configuration.component)
+            let candidate = ICECandidate(
+                foundation: foundation, component: configuration.component, priority: priority, address: relayed.host,
+                port: relayed.port, type: .relay, relatedAddress: mapped?.host ?? base?.host,
+                relatedPort: mapped?.port ?? base?.port ?? 0)
+            addLocal(ICECandidateStats(
+                candidateType: .relay, networkId: 1, url: url.description, priority: Int(priority),
+                networkType: Self.networkType(ofAddress: base?.host ?? ""), relatedAddress: candidate.relatedAddress ?? "",
+                ip: relayed.host, isRemote: false, relatedPort: Int(candidate.relatedPort ?? 0), port: Int(relayed.port)),
+                candidate: candidate, path: .relay(server), now: now)
+            finishGatheringIfDone(now: now)
+        case .failed(let error, let reason):
+            if !servers[server.index].done {
+                serverFailed(server, code: error?.code ?? ICECandidateErrorRecord.unreachable, text: reason, now: now)
+                finishGatheringIfDone(now: now)
+            }
+        case .resend(let bytes):
+            sendToServer(server, bytes)
+        case .channelBindFailed(let peer, let error):
+            emit(.channelBindRefused(server: server, peer: peer, error))
+        case .channelBound, .refreshed, .data, .none:
+            // A bound channel changes ``mediaRoute`` (ChannelData instead of Send indications).
+            break
+        }
+    }
+}

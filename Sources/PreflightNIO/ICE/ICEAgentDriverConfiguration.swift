@@ -1,0 +1,31 @@
+import PreflightCore
+
+/// The settings of an ``ICEAgentDriver``: the agent's, and what the driver binds and trusts.
+public struct ICEAgentDriverConfiguration: Sendable {
+    /// The agent's settings.
+    public var agent: ICEAgent.Configuration
+    /// The address the IPv4 socket binds: every interface (`"0.0.0.0"`) by default.
+    public var ipv4Address: String
+    /// Whether an IPv6 socket is bound beside it (if the host has IPv6): `true` by default.
+    public var bindsIPv6: Bool
+    /// Whether host candidates are the loopback addresses (the remote side is on loopback) or the
+    /// others: `false` by default.
+    public var offersLoopback: Bool
+    /// A PEM file of CA certificates to trust for `turns:` besides the system's: `nil` by default.
+    public var turnTrustedCertificatesFile: String?
+    /// How often the agent is given the time (check pacing, retransmissions, timeouts): 10 ms.
+    public var tickInterval: Duration
+
+    /// Creates a configuration; every parameter has the default documented on its property.
+    public init(
+        agent: ICEAgent.Configuration = ICEAgent.Configuration(), ipv4Address: String = "0.0.0.0", bindsIPv6: Bool = true,
+        offersLoopback: Bool = false, turnTrustedCertificatesFile: String? = nil, tickInterval: Duration = .milliseconds(10)
+    ) {
+        self.agent = agent
+        self.ipv4Address = ipv4Address
+        self.bindsIPv6 = bindsIPv6
+        self.offersLoopback = offersLoopback
+        self.turnTrustedCertificatesFile = turnTrustedCertificatesFile
+        self.tickInterval = tickInterval
+    }
+}

@@ -1,0 +1,72 @@
+import NIOCore
+@_spi(Testing) import PreflightCore
+import Synchronization
+
+extension MediaSession {
+    /// An RTP or RTCP datagram from the remote side (its arrival was stamped on the event loop).
+    public func receive(_ datagram: Datagram) {
+        datagram.data.withUnsafeReadableBytes { receive($0, arrival: datagram.arrival) }
+    }
+
+    /// An RTP or RTCP packet from the remote side, with its arrival time.
+    public func receive(_ bytes: UnsafeRawBufferPointer, arrival: ContinuousClock.Instant) {
+        switch PacketKind.classify(bytes) {
+        case .rtp: receiveRTP(bytes, arrival: arrival)
+        case .rtcp: receiveRTCP(Array(bytes), arrival: arrival)
+        default: return
+        }
+    }
+
+    func receiveRTP(_ bytes: UnsafeRawBufferPointer, arrival: ContinuousClock.Instant) {
+        guard let header = try? RTPHeader(parsing: bytes) else { return }
+        let arrivalMicroseconds = microseconds(arrival)
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange])
+        let level = header.payloadType == MuLaw.payloadType ? AudioLevel.peak(ofMuLaw: payload) : 0
+        var senderTime = header.timestamp
+        var clockRate = configuration.clockRate
+        let echo = MediaExtension.echoReport(header, in: bytes)
+        if let echo {
+            senderTime = UInt32(truncatingIfNeeded: echo.edgeSendMicroseconds)
+            clockRate = MediaExtension.sendTimeClockRate
+        } else if let edgeSend = MediaExtension.edgeSendTime(header, in: bytes) {
+            senderTime = UInt32(truncatingIfNeeded: edgeSend)
+            clockRate = MediaExtension.sendTimeClockRate
+        }
+        state.withLock { state in
+            if let echo {
+                let roundTrip = Double(arrivalMicroseconds) - Double(echo.clientSendMicroseconds) - Double(echo.holdMicroseconds)
+                state.meter.recordRTT(roundTrip / 1000)
+                state.echoRoundTrips += 1
+                state.meter.recordUplink(echo.uplink)
+            }
+            state.meter.recordReceived(
+                ssrc: header.ssrc, sequenceNumber: header.sequenceNumber, senderTime: senderTime, clockRate: clockRate,
+                arrival: (arrival - origin).inSeconds, bytes: bytes.count, audioLevel: level)
+        }
+    }
+
+    func receiveRTCP(_ bytes: [UInt8], arrival instant: ContinuousClock.Instant) {
+        guard let compound = try? RTCPCompoundPacket(decoding: bytes) else { return }
+        let arrival = ntp(instant)
+        for packet in compound.packets {
+            let blocks: [RTCPReportBlock]
+            switch packet {
+            case .senderReport(let report): blocks = report.reportBlocks
+            case .receiverReport(let report): blocks = report.reportBlocks
+            default: continue
+            }
+            for block in blocks where block.ssrc == configuration.ssrc {
+                state.withLock { state in
+                    // Echoes measure RTT per packet; RTCP's is the measure when nothing is echoed.
+                    if state.echoRoundTrips == 0, let rtt = block.roundTripTime(arrival: arrival) { state.meter.recordRTT(rtt) }
+                    let expected = Int(block.extendedHighestSequenceNumber) - Int(configuration.firstSequence) + 1
+                    guard expected > 0 else { return }
+                    state.meter.recordUplink(UplinkReport(
+                        expected: UInt32(clamping: expected),
+                        received: UInt32(clamping: max(0, expected - Int(block.cumulativeLost))),
+                        jitterMicroseconds: UInt32(clamping: Int(block.interarrivalJitter) * 1_000_000 / configuration.clockRate)))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+@_spi(Testing) import PreflightCore
+import Synchronization
+
+/// RTP and RTCP over whatever route its `transmit` function sends on (an ICE agent's selected
+/// pair): paced sending from a ``MediaSource``, reception with per-stream statistics (a
+/// ``CallMeter``: loss, jitter, RTT from echoes or RTCP, the remote side's view of the uplink),
+/// RTCP sender reports, and once-a-second samples.
+///
+/// Every timestamp is taken on one monotonic clock from ``origin``; wall-clock figures are that
+/// plus ``wallClockOrigin``, so they never jump with the system clock.
+public final class MediaSession: Sendable {
+    /// The session's settings.
+    public let configuration: MediaSessionConfiguration
+    /// Time 0 of the session's clock.
+    public let origin: ContinuousClock.Instant
+    /// Wall-clock milliseconds since the Unix epoch at ``origin``.
+    public let wallClockOrigin: Double
+    let transmit: @Sendable ([UInt8]) -> Void
+    let state: Mutex<State>
+
+    struct State: Sendable {
+        var meter = CallMeter()
+        var echoRoundTrips = 0
+        var sending = true
+    }
+
+    /// Creates a session.
+    /// - Parameters:
+    ///   - configuration: SSRC, sequence numbers, clock rate.
+    ///   - origin: time 0 of the session's clock.
+    ///   - wallClockOrigin: wall-clock milliseconds since the Unix epoch at `origin`.
+    ///   - transmit: sends one RTP or RTCP packet on the current route (dropping it when there is none).
+    public init(
+        configuration: MediaSessionConfiguration, origin: ContinuousClock.Instant, wallClockOrigin: Double,
+        transmit: @escaping @Sendable ([UInt8]) -> Void
+    ) {
+        self.configuration = configuration
+        self.origin = origin
+        self.wallClockOrigin = wallClockOrigin
+        self.transmit = transmit
+        var meter = CallMeter()
+        meter.countsReorderedAsLost = configuration.countsReorderedAsLost
+        state = Mutex(State(meter: meter))
+    }
+
+    /// The statistics so far.
+    public var meter: CallMeter { state.withLock { $0.meter } }
+
+    /// Sends `source`'s frames on their schedule until it ends, ``stopSending()`` is called, or
+    /// the task is cancelled. The schedule is absolute: a late wake-up does not shift later frames.
+    public func send(_ source: some MediaSource) async {
+        var source = source
+        let clock = ContinuousClock()
+        var due = clock.now
+        var sequence = configuration.firstSequence
+        var timestamp = configuration.firstTimestamp
+        while !Task.isCancelled, state.withLock({ $0.sending }), let frame = source.nextFrame() {
+            do { try await Task.sleep(until: due, clock: clock) } catch { return }
+            guard state.withLock({ $0.sending }) else { return }
+            let sendTime = microseconds(clock.now)
+            for (index, payload) in frame.payloads.enumerated() {
+                let packet = RTPPacket(
+                    marker: frame.marksLastPacket && index == frame.payloads.count - 1, payloadType: source.payloadType,
+                    sequenceNumber: sequence, timestamp: timestamp, ssrc: configuration.ssrc,
+                    headerExtension: MediaExtension.clientExtension(sendMicroseconds: sendTime), payload: payload[...])
+                sequence &+= 1
+                guard let bytes = try? packet.encoded() else { continue }
+                transmit(bytes)
+                state.withLock { $0.meter.recordSent(bytes: bytes.count, audioLevel: frame.audioLevel) }
+            }
+            timestamp &+= frame.timestampIncrement
+            due += frame.interval
+        }
+    }
+
+    /// Stops sending: what is in flight may still arrive.
+    public func stopSending() {
+        state.withLock { $0.sending = false }
+    }
+
+    /// Whether the session still sends.
+    public var isSending: Bool { state.withLock { $0.sending } }
+
+    /// Sends an RTCP sender report (with a report block on the received stream once there is
+    /// one) and SDES; `at` stamps it.
+    public func sendReport(at instant: ContinuousClock.Instant) {
+        let meter = self.meter
+        var blocks: [RTCPReportBlock] = []
+        let downlink = meter.downlink
+        if downlink.expected > 0 {
+            blocks.append(RTCPReportBlock(
+                ssrc: 0, cumulativeLost: Int32(clamping: downlink.lost),
+                extendedHighestSequenceNumber: downlink.extendedHighestSequenceNumber,
+                interarrivalJitter: UInt32(clamping: Int(downlink.jitterMilliseconds * Double(configuration.clockRate) / 1000))))
+        }
+        let report = RTCPSenderReport(
+            ssrc: configuration.ssrc, ntpTimestamp: ntp(instant), rtpTimestamp: 0,
+            packetCount: UInt32(truncatingIfNeeded: meter.packetsSent), octetCount: UInt32(truncatingIfNeeded: meter.bytesSent),
+            reportBlocks: blocks)
+        let compound = RTCPCompoundPacket([
+            .senderReport(report), .sourceDescription(.cname(configuration.cname, ssrc: configuration.ssrc)),
+        ])
+        if let bytes = try? compound.encoded() { transmit(bytes) }
+    }
+
+    /// Closes the interval since the last sample and returns its figures, stamped `at`.
+    public func takeSample(at instant: ContinuousClock.Instant, codec: String) -> StatsSample {
+        state.withLock { $0.meter.takeSample(timestamp: wallMilliseconds(instant), codec: codec) }
+    }
+
+    // MARK: Clock
+
+    /// Wall-clock milliseconds of an instant.
+    public func wallMilliseconds(_ instant: ContinuousClock.Instant) -> Double {
+        wallClockOrigin + (instant - origin).inSeconds * 1000
+    }
+
+    func microseconds(_ instant: ContinuousClock.Instant) -> UInt64 {
+        UInt64(max(0, (instant - origin).inSeconds * 1e6))
+    }
+
+    func ntp(_ instant: ContinuousClock.Instant) -> NTPTimestamp {
+        NTPTimestamp(unixTime: wallMilliseconds(instant) / 1000)
+    }
+}

@@ -1,0 +1,65 @@
+import PreflightCore
+import Synchronization
+
+extension SignalingClient {
+    /// A message for a waiting request goes to it; the rest to ``events``. An error message fails
+    /// the waiting request (the edge answered it with an error).
+    func route(_ message: SignalingMessage) {
+        switch message {
+        case .welcome:
+            if resolve(.welcome, .success(message)) { return }
+        case .answer:
+            if resolve(.answer, .success(message)) { return }
+        case .error(let info):
+            if resolve(.welcome, .failure(info.preflightError)) || resolve(.answer, .failure(info.preflightError)) { return }
+        default:
+            break
+        }
+        eventContinuation.yield(.message(message))
+    }
+
+    /// Resumes the request waiting for `awaited`; `false` when none waits.
+    @discardableResult
+    func resolve(_ awaited: Awaited, _ result: Result<SignalingMessage?, PreflightError>) -> Bool {
+        guard let waiter = state.withLock({ $0.waiters.removeValue(forKey: awaited) }) else { return false }
+        waiter.resume(returning: result)
+        return true
+    }
+
+    /// Waits for `awaited` until `deadline`, a cancellation or the end of the connection.
+    func wait(for awaited: Awaited, until deadline: ContinuousClock.Instant) async throws(PreflightError) -> SignalingMessage? {
+        let timeout = PreflightError(
+            code: .signalingTimeout, message: "signaling: no answer from \(configuration.url) within \(configuration.timeout)")
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            if !Task.isCancelled { self.resolve(awaited, .failure(timeout)) }
+        }
+        defer { timer.cancel() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: Waiter) in
+                let immediate = state.withLock { state -> Result<SignalingMessage?, PreflightError>? in
+                    if state.cancelled.remove(awaited) != nil {
+                        return .failure(PreflightError(code: .cancelled, message: "signaling: cancelled"))
+                    }
+                    if case .some(let error) = state.ended {
+                        return .failure(error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection was closed"))
+                    }
+                    if awaited == .open, state.isOpen { return .success(nil) }
+                    if state.waiters[awaited] != nil {
+                        return .failure(PreflightError(code: .invalidArgument, message: "signaling: a request of this kind is already waiting"))
+                    }
+                    state.waiters[awaited] = waiter
+                    return nil
+                }
+                if let immediate { waiter.resume(returning: immediate) }
+            }
+        } onCancel: {
+            let cancelled = PreflightError(code: .cancelled, message: "signaling: cancelled")
+            if !resolve(awaited, .failure(cancelled)) {
+                // Not registered yet: the registration sees this and resumes at once.
+                state.withLock { _ = $0.cancelled.insert(awaited) }
+            }
+        }
+        return try result.get()
+    }
+}

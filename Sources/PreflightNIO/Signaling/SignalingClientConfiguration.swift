@@ -1,0 +1,28 @@
+import PreflightCore
+
+/// The settings of a ``SignalingClient``.
+public struct SignalingClientConfiguration: Sendable {
+    /// The edge's signaling URL (`ws://` or `wss://`).
+    public var url: String
+    /// The access token the hello carries.
+    public var accessToken: String
+    /// The client's name and version in the hello: `preflight-swift/<version>` by default.
+    public var clientName: String
+    /// A PEM file of CA certificates to trust for `wss://` besides the system's: `nil` by default.
+    public var trustedCertificatesFile: String?
+    /// How long a request may wait for its response (the WebSocket, hello and welcome together
+    /// for ``SignalingClient/connect()``): 10 s.
+    public var timeout: Duration
+
+    /// Creates a configuration; every parameter has the default documented on its property.
+    public init(
+        url: String, accessToken: String, clientName: String = "preflight-swift/\(PreflightVersion.current)",
+        trustedCertificatesFile: String? = nil, timeout: Duration = .seconds(10)
+    ) {
+        self.url = url
+        self.accessToken = accessToken
+        self.clientName = clientName
+        self.trustedCertificatesFile = trustedCertificatesFile
+        self.timeout = timeout
+    }
+}
