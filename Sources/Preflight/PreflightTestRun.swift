@@ -62,6 +62,7 @@ struct PreflightTestRun {
     private static func perform(_ test: PreflightTest, startTime: Int64) async throws(PreflightError) -> PreflightReport {
         let options = test.options
         let origin = ContinuousClock.now
+        let (stream, inputs) = AsyncStream<Input>.makeStream()
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(
                 agent: ICEAgent.Configuration(
@@ -70,7 +71,7 @@ struct PreflightTestRun {
                     consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime)),
                 offersLoopback: HostInterfaces.isLoopback(url: options.edgeURL),
                 turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
-            origin: origin, logger: test.logger)
+            origin: origin, logger: test.logger, events: { inputs.yield(.ice($0)) })
         let signaling = SignalingClient(
             configuration: SignalingClientConfiguration(
                 url: options.edgeURL, accessToken: options.accessToken,
@@ -80,12 +81,10 @@ struct PreflightTestRun {
             configuration: MediaSessionConfiguration(
                 cname: "preflight-\(ice.withAgent { $0.localUfrag })", countsReorderedAsLost: options.countsReorderedAsLost),
             origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) })
-        let (stream, inputs) = AsyncStream<Input>.makeStream()
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
             group.addTask { await signaling.run() }
             group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
             group.addTask { await ice.run() }
-            group.addTask { for await event in ice.events { inputs.yield(.ice(event)) } }
             group.addTask {
                 do throws(PreflightError) {
                     inputs.yield(.welcomed(.success(try await signaling.connect())))

@@ -4,76 +4,82 @@ import PreflightCore
 import PreflightNIO
 import Synchronization
 
-/// One echo session of the load benchmark: signaling, one ICE check, then RTP on demand.
+/// One echo session of the load benchmark, on the SDK's session layer: a ``SignalingClient``
+/// signs in and places the call, an ``ICEAgentDriver`` (host candidates on loopback) connects it,
+/// and the load run sends RTP on demand while this counts the echoes.
 final class LoadClient: Sendable {
-    let socket: MediaSocket
-    let signaling: SignalingConnection
-    let peer: SocketAddress
+    let signaling: SignalingClient
+    let ice: ICEAgentDriver
+    let eventContinuation: AsyncStream<ICEAgentDriver.Event>.Continuation
     let ssrc: UInt32
     let origin: ContinuousClock.Instant
     let state = Mutex(Figures())
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     struct Figures {
-        var verified = false
+        var connected = false
         var counting = false
         var sent = 0
         var echoed = 0
         var latencies: [Double] = []
     }
 
-    private init(socket: MediaSocket, signaling: SignalingConnection, peer: SocketAddress, ssrc: UInt32, origin: ContinuousClock.Instant) {
-        self.socket = socket
+    private init(
+        signaling: SignalingClient, ice: ICEAgentDriver, events: AsyncStream<ICEAgentDriver.Event>.Continuation, ssrc: UInt32,
+        origin: ContinuousClock.Instant
+    ) {
         self.signaling = signaling
-        self.peer = peer
+        self.ice = ice
+        eventContinuation = events
         self.ssrc = ssrc
         self.origin = origin
     }
 
-    /// Signs in, places an echo call, passes the ICE check and starts counting echoes.
-    static func connect(url: String, token: String, logger: Logger) async throws -> LoadClient {
-        let socket = try await MediaSocket.bind(host: "127.0.0.1")
-        let signaling = SignalingConnection(url: url, logger: logger)
-        let runTask = Task { await signaling.run() }
+    /// Signs in, places an echo call and waits until ICE selects a pair.
+    static func connect(url: String, token: String, logger: Logger) async throws(PreflightError) -> LoadClient {
+        let origin = ContinuousClock.now
+        let (events, eventContinuation) = AsyncStream<ICEAgentDriver.Event>.makeStream()
+        let ice = try await ICEAgentDriver.bind(
+            configuration: ICEAgentDriverConfiguration(
+                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true, tickInterval: .milliseconds(20)),
+            origin: origin, logger: logger, events: { eventContinuation.yield($0) })
+        let signaling = SignalingClient(
+            configuration: SignalingClientConfiguration(url: url, accessToken: token, clientName: "preflight-load"), logger: logger)
         var random = SystemRandomNumberGenerator()
-        let (ufrag, password) = ICEParameters.randomCredentials()
-        var answer: SignalingMessage.Answer?
-        for await event in signaling.events {
-            switch event {
-            case .connected: try await signaling.send(.hello(token: token, client: "preflight-load"))
-            case .message(.welcome):
-                try await signaling.send(.invite(.init(ice: ICEParameters(ufrag: ufrag, pwd: password), codecs: ["PCMU"])))
-            case .message(.answer(let body)): answer = body
-            case .message, .closed: break
+        let client = LoadClient(signaling: signaling, ice: ice, events: eventContinuation, ssrc: random.next(), origin: origin)
+        let (connected, connectedContinuation) = AsyncStream<Result<Void, PreflightError>>.makeStream()
+        client.tasks.withLock {
+            $0 = [
+                Task { await signaling.run() },
+                Task { await ice.run() },
+                Task {
+                    for await event in events {
+                        switch event {
+                        case .media(let datagram): client.receive(datagram)
+                        case .agent(.connected): connectedContinuation.yield(.success(()))
+                        case .agent(.failed(let error)): connectedContinuation.yield(.failure(error))
+                        case .agent: continue
+                        }
+                    }
+                    connectedContinuation.finish()
+                },
+            ]
+        }
+        do throws(PreflightError) {
+            _ = try await signaling.connect()
+            ice.gather(servers: [])
+            let answer = try await signaling.invite(.init(ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"]))
+            try ice.connect(remote: answer.ice)
+            for await outcome in connected {
+                try outcome.get()
+                client.state.withLock { $0.connected = true }
+                return client
             }
-            if answer != nil { break }
-            if case .closed(let error) = event { throw error ?? PreflightError(code: .signalingDisconnected, message: "load: closed") }
-            if case .message(.error(let info)) = event { throw info.preflightError }
-        }
-        guard let answer, let candidate = answer.ice.candidates.first,
-            let peer = try? SocketAddress(ipAddress: candidate.address, port: Int(candidate.port))
-        else { throw PreflightError(code: .connectionError, message: "load: no answer") }
-        // One authenticated check (retried every 100 ms) unlocks media from this socket.
-        let client = LoadClient(socket: socket, signaling: signaling, peer: peer, ssrc: random.next(), origin: .now)
-        let receiveTask = Task { [client] in
-            for await datagram in socket.datagrams { client.receive(datagram) }
-        }
-        let key = STUNIntegrityKey(Array(answer.ice.pwd.utf8))
-        for _ in 0..<30 where !client.state.withLock({ $0.verified }) {
-            let request = STUNMessage(
-                type: .bindingRequest, transactionID: .random(),
-                attributes: [.username("\(answer.ice.ufrag):\(ufrag)"), .priority(1), .iceControlling(1), .useCandidate])
-            socket.send(try request.encoded(integrityKey: key, fingerprint: true), to: peer)
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        guard client.state.withLock({ $0.verified }) else {
-            receiveTask.cancel()
-            runTask.cancel()
+            throw PreflightError(code: .mediaConnectionFailed, message: "load: ICE ended before a pair was selected")
+        } catch {
             await client.close()
-            throw PreflightError(code: .mediaConnectionFailed, message: "load: ICE check failed")
+            throw error
         }
-        client.tasks.withLock { $0 = [runTask, receiveTask] }
-        return client
     }
 
     func startCounting() {
@@ -88,17 +94,12 @@ final class LoadClient: Sendable {
             headerExtension: MediaExtension.clientExtension(sendMicroseconds: sendTime),
             payload: ArraySlice(repeating: 0xFF, count: 160))
         guard let bytes = try? packet.encoded() else { return }
-        socket.send(bytes, to: peer)
+        ice.sendMedia(bytes)
         state.withLock { $0.sent += 1 }
     }
 
     func receive(_ datagram: Datagram) {
         let arrival = UInt64(max(0, (datagram.arrival - origin).inSeconds * 1e6))
-        if datagram.data.withUnsafeReadableBytes({ PacketKind.classify($0) }) == .stun {
-            let response = try? STUNMessage(decoding: Array(datagram.data.readableBytesView))
-            if response?.type == .bindingSuccess { state.withLock { $0.verified = true } }
-            return
-        }
         let echo = datagram.data.withUnsafeReadableBytes { bytes in
             (try? RTPHeader(parsing: bytes)).flatMap { MediaExtension.echoReport($0, in: bytes) }
         }
@@ -115,8 +116,9 @@ final class LoadClient: Sendable {
     }
 
     func close() async {
+        await ice.close()
+        eventContinuation.finish()
         await signaling.close()
-        await socket.close()
         for task in tasks.withLock({ $0 }) { task.cancel() }
     }
 }

@@ -43,7 +43,7 @@ extension ICEAgentDriver {
             default:
                 break
             }
-            eventContinuation.yield(.agent(event))
+            deliver(.agent(event))
         }
         return actions
     }
@@ -92,9 +92,9 @@ extension ICEAgentDriver {
         case .consumed:
             return
         case .media:
-            eventContinuation.yield(.media(datagram))
+            deliver(.media(datagram))
         case .relayedMedia(let payload):
-            eventContinuation.yield(.media(Datagram(data: ByteBuffer(bytes: payload), source: datagram.source, arrival: datagram.arrival)))
+            deliver(.media(Datagram(data: ByteBuffer(bytes: payload), source: datagram.source, arrival: datagram.arrival)))
         }
     }
 

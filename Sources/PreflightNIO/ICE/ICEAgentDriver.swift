@@ -10,7 +10,10 @@ import Synchronization
 /// the thin NIO part.
 ///
 /// Start ``run()`` in a task, then ``gather(servers:)``, and once the remote candidates are known
-/// ``connect(remote:)``. ``close()`` ends it.
+/// ``connect(remote:)``. ``close()`` ends it. Events and media go straight to the `events`
+/// function given to ``bind(configuration:origin:logger:events:)``, in order and one at a time,
+/// so that its owner can put them in one queue with its other inputs (no extra hop that timers
+/// could overtake).
 public final class ICEAgentDriver: Sendable {
     /// What the driver reports, in the order it happened.
     public enum Event: Sendable {
@@ -20,13 +23,11 @@ public final class ICEAgentDriver: Sendable {
         case media(Datagram)
     }
 
-    /// The driver's events; finishes after ``close()``.
-    public let events: AsyncStream<Event>
     /// The configuration it was made with.
     public let configuration: ICEAgentDriverConfiguration
     /// Time 0 of the agent's clock.
     public let origin: ContinuousClock.Instant
-    let eventContinuation: AsyncStream<Event>.Continuation
+    let deliver: @Sendable (Event) -> Void
     let agent: Mutex<ICEAgent>
     let socket: MediaSocket
     let ipv6Socket: MediaSocket?
@@ -46,19 +47,22 @@ public final class ICEAgentDriver: Sendable {
     ///   - configuration: the agent's and the driver's settings.
     ///   - origin: time 0 of the agent's clock; now by default.
     ///   - logger: where the driver logs servers that gave no candidate and refused channels.
+    ///   - events: receives the driver's events, in order, one at a time; nothing after ``close()``.
     /// - Throws: ``PreflightError`` when the IPv4 socket cannot be bound. A host without IPv6
     ///   simply gets no IPv6 socket.
     public static func bind(
-        configuration: ICEAgentDriverConfiguration, origin: ContinuousClock.Instant = .now, logger: Logger
+        configuration: ICEAgentDriverConfiguration, origin: ContinuousClock.Instant = .now, logger: Logger,
+        events: @escaping @Sendable (Event) -> Void
     ) async throws(PreflightError) -> ICEAgentDriver {
         let socket = try await MediaSocket.bind(host: configuration.ipv4Address)
         let ipv6Socket = configuration.bindsIPv6 ? try? await MediaSocket.bind(host: "::") : nil
-        return ICEAgentDriver(configuration: configuration, origin: origin, socket: socket, ipv6Socket: ipv6Socket, logger: logger)
+        return ICEAgentDriver(
+            configuration: configuration, origin: origin, socket: socket, ipv6Socket: ipv6Socket, logger: logger, events: events)
     }
 
     private init(
         configuration: ICEAgentDriverConfiguration, origin: ContinuousClock.Instant, socket: MediaSocket, ipv6Socket: MediaSocket?,
-        logger: Logger
+        logger: Logger, events: @escaping @Sendable (Event) -> Void
     ) {
         self.configuration = configuration
         self.origin = origin
@@ -66,7 +70,7 @@ public final class ICEAgentDriver: Sendable {
         self.ipv6Socket = ipv6Socket
         self.logger = logger
         agent = Mutex(ICEAgent(configuration: configuration.agent))
-        (events, eventContinuation) = AsyncStream<Event>.makeStream()
+        deliver = events
         (work, workContinuation) = AsyncStream<Work>.makeStream()
     }
 
@@ -136,13 +140,12 @@ public final class ICEAgentDriver: Sendable {
         agent.withLock { $0.stopWatchingLiveness() }
     }
 
-    /// Deletes the TURN allocations, closes the connections and sockets; ``events`` finishes.
+    /// Deletes the TURN allocations, closes the connections and sockets; no event follows.
     public func close() async {
         update { $0.close(now: self.seconds(.now)) }
         workContinuation.finish()
         for connection in streams.withLock({ $0.values }) { await connection.close() }
         await socket.close()
         await ipv6Socket?.close()
-        eventContinuation.finish()
     }
 }
