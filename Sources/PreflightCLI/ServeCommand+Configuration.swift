@@ -12,7 +12,7 @@ extension ServeCommand {
     ///   pair.
     public func edgeConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EdgeConfiguration {
         let resolved = try credentials.resolve(environment: environment)
-        var routes = applications
+        var routes = self.applications
         // PREFLIGHT_APPS is the variable's old name, still read.
         if routes.isEmpty, let text = environment["PREFLIGHT_APPLICATIONS"] ?? environment["PREFLIGHT_APPS"] {
             routes = Self.commaSeparated(text)
