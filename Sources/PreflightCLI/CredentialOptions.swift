@@ -9,17 +9,17 @@ import PreflightCore
 /// (docs/security.md, "Secrets off the command line").
 public struct CredentialOptions: ParsableArguments, Sendable {
     /// The account sid the API key belongs to: tokens name it as their subject.
-    @Option(name: .customLong("account"), help: "The account sid the API key belongs to, tokens' subject (default: $PREFLIGHT_ACCOUNT).")
+    @Option(name: .customLong("account"), help: "The account sid the API key belongs to, tokens' subject (default: PREFLIGHT_ACCOUNT).")
     public var account: String?
 
     /// The API key sid: tokens name it as their issuer.
-    @Option(name: .customLong("api-key"), help: "The API key sid, tokens' issuer (default: $PREFLIGHT_API_KEY).")
+    @Option(name: .customLong("api-key"), help: "The API key sid, tokens' issuer (default: PREFLIGHT_API_KEY).")
     public var apiKey: String?
 
     /// The API key secret itself (visible in `ps`; prefer ``apiSecretFile`` or the environment).
     @Option(
         name: .customLong("api-secret"),
-        help: "The API key secret (at least 32 bytes). Visible to other users in `ps`: prefer --api-secret-file or $PREFLIGHT_API_SECRET.")
+        help: "The API key secret (at least 32 bytes). Visible to other users in `ps`: prefer --api-secret-file or PREFLIGHT_API_SECRET.")
     public var apiSecret: String?
 
     /// A file holding the API key secret.
