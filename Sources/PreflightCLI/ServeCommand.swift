@@ -12,7 +12,7 @@ public struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the edge server: WebSocket signaling, access tokens, UDP media with the test applications.",
         discussion: """
-            Every option can also come from the environment: PREFLIGHT_HOST, PREFLIGHT_PORT, \
+            Most options can also come from the environment: PREFLIGHT_HOST, PREFLIGHT_PORT, \
             PREFLIGHT_MEDIA_PORT, PREFLIGHT_ADVERTISE, PREFLIGHT_ADVERTISE_PORT, PREFLIGHT_EDGE_NAME, \
             PREFLIGHT_ACCOUNT, PREFLIGHT_API_KEY, PREFLIGHT_API_SECRET, \
             PREFLIGHT_APPLICATIONS ("AP…=echo,AP…=record-playback"), PREFLIGHT_MAX_SESSIONS, \
