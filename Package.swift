@@ -90,7 +90,8 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
-        // Shipped test support: an in-process edge on ephemeral ports with a minted token.
+        // Shipped test support: coturn as a child process, the impairment relay (the in-process
+        // edge is PreflightEdge's LocalEdge).
         .target(
             name: "PreflightTesting",
             dependencies: [
@@ -109,7 +110,6 @@ let package = Package(
                 "PreflightCore",
                 "Preflight",
                 "PreflightEdge",
-                "PreflightTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -4,7 +4,6 @@ import NIOCore
 import PreflightCore
 import PreflightEdge
 import PreflightNIO
-import PreflightTesting
 import Synchronization
 
 /// The load benchmark behind `preflight load`.

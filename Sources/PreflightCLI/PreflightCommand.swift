@@ -10,7 +10,7 @@ public struct PreflightCommand: AsyncParsableCommand {
         abstract: "Pre-call diagnostics for voice and video calling.",
         discussion: """
             Runs a preflight test call against an edge server and reports RTT, jitter, loss, MOS \
-            and connectivity. With no subcommand, `run` starts an embedded edge on 127.0.0.1 and \
+            and connectivity. With no subcommand, `run` starts a local edge on 127.0.0.1 and \
             runs a 10-second echo test against it.
             """,
         version: PreflightVersion.current,

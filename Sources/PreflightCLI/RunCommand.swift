@@ -4,17 +4,16 @@ import Logging
 @_spi(Testing) import Preflight
 import PreflightCore
 import PreflightEdge
-import PreflightTesting
 
 /// `preflight run` (the default): runs a preflight test call and shows its progress and report.
 public struct RunCommand: AsyncParsableCommand, Sendable {
     /// The subcommand's name and help.
     public static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a preflight test call (default: against an embedded edge on 127.0.0.1).",
+        abstract: "Run a preflight test call (default: against a local edge on 127.0.0.1).",
         discussion: """
-            Without --edge, an edge starts in this process on ephemeral loopback ports and a token is \
-            minted for it. With --edge and --token, the test runs against a deployed edge. A line per \
+            Without --edge-url, an edge starts in this process on ephemeral loopback ports and a token \
+            is minted for it. With --edge-url and --token, the test runs against a deployed edge. A line per \
             second shows RTT, jitter, loss, MOS and active warnings; a summary (or, with --json, the \
             JSON report) follows. Exits 0 when the test completed, 1 with "error <code>: <message>" \
             when it failed (with --json the partial report is still printed).
@@ -22,38 +21,34 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     )
 
     /// The edge's signaling URL.
-    @Option(help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback). Default: an embedded edge.")
-    public var edge: String?
+    @Option(
+        name: .customLong("edge-url"),
+        help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback), with --token. Default: a local edge.")
+    public var edgeURL: String?
 
-    /// The access token.
-    @Option(help: "The access token for --edge (see `preflight token`).")
+    /// The access token for ``edgeURL``.
+    @Option(help: "The access token for --edge-url (see `preflight token`).")
     public var token: String?
 
     /// Seconds of media for the echo application.
     @Option(help: "Seconds of media in an echo test (1-300).")
     public var duration: Int = 10
 
-    /// The embedded edge's application.
-    @Option(help: "The embedded edge's test application: echo or record-playback.")
-    public var app: TestApplication = .echo
+    /// The local edge's test application (with ``edgeURL`` the token's grant chooses it).
+    @Option(help: "The local edge's test application: echo (default) or record-playback. With --edge-url the token chooses it.")
+    public var application: TestApplication?
 
     /// Preferred codec.
     @Option(help: "The audio codec to offer.")
     public var codec: String = "PCMU"
 
     /// Seconds allowed for signaling.
-    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and set up the call.")
+    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and set up the call (1-120).")
     public var signalingTimeout: Int = 10
 
-    /// Extra STUN/TURN servers.
-    @Option(name: .customLong("ice-server"), help: "An extra STUN/TURN URL to gather from, beside the edge's (repeatable).")
-    public var iceServers: [String] = []
-    /// Username for the extra TURN servers.
-    @Option(name: .customLong("turn-username"), help: "The username for the --ice-server TURN servers.")
-    public var turnUsername: String?
-    /// Credential for the extra TURN servers.
-    @Option(name: .customLong("turn-credential"), help: "The credential for the --ice-server TURN servers.")
-    public var turnCredential: String?
+    /// Extra STUN/TURN servers and their TURN credentials.
+    @OptionGroup(title: "ICE servers")
+    public var iceServerOptions: ICEServerOptions
     /// Which candidates ICE may use.
     @Option(name: .customLong("ice-transport-policy"), help: "all, or relay to force media through TURN.")
     public var iceTransportPolicy: ICETransportPolicy = .all
@@ -76,7 +71,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     /// Extra trusted certificates for a wss:// edge.
     @Option(
         name: .customLong("edge-ca-file"),
-        help: "A PEM file of CA certificates to trust for a wss:// --edge besides the system's (a private or self-signed edge certificate).")
+        help: "A PEM file of CA certificates to trust for a wss:// --edge-url besides the system's (a private or self-signed edge certificate).")
     public var edgeCAFile: String?
 
     /// Print the JSON report instead of the summary.
@@ -87,18 +82,34 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("measurement-fault"), help: .hidden)
     public var measurementFault: MeasurementFault?
 
+    /// `--edge`, the old spelling of `--edge-url` (hidden; ``validate()`` moves it to ``edgeURL``).
+    @Option(name: .customLong("edge"), help: .hidden)
+    var edgeOldSpelling: String?
+    /// `--app`, the old spelling of `--application` (hidden; ``validate()`` moves it to ``application``).
+    @Option(name: .customLong("app"), help: .hidden)
+    var applicationOldSpelling: TestApplication?
+
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
-    /// Checks the arguments before running.
-    public func validate() throws {
+    /// Checks the arguments before running; each `ValidationError` names its rule.
+    public mutating func validate() throws {
+        edgeURL = try OldSpelling.merge(edgeOldSpelling, into: edgeURL, oldName: "--edge", newName: "--edge-url")
+        application = try OldSpelling.merge(applicationOldSpelling, into: application, oldName: "--app", newName: "--application")
+        (edgeOldSpelling, applicationOldSpelling) = (nil, nil)
         guard (1...300).contains(duration) else { throw ValidationError("--duration must be 1 to 300 seconds, got \(duration)") }
         guard (1...120).contains(signalingTimeout) else {
             throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
         }
-        if (edge == nil) != (token == nil) { throw ValidationError("--edge and --token go together") }
-        for url in iceServers {
-            do { _ = try ICEServerURL(url) } catch { throw ValidationError("--ice-server: \(error.message)") }
+        if (edgeURL == nil) != (token == nil) { throw ValidationError("--edge-url and --token go together") }
+        if edgeURL != nil, application != nil {
+            throw ValidationError("--application chooses the local edge's application; with --edge-url the token's grant chooses it")
+        }
+        if edgeURL == nil, edgeCAFile != nil {
+            throw ValidationError("--edge-ca-file is for a wss:// --edge-url; the local edge is ws:// on loopback")
+        }
+        if iceServerOptions.givesTURNCredentials, !ICEServerOptions.containsTURN(iceServerOptions.iceServers) {
+            throw ValidationError("TURN credentials (--turn-username, --turn-secret-file) need a turn: or turns: --ice-server")
         }
         for (name, value) in [("--ice-timeout", iceTimeout), ("--gathering-timeout", gatheringTimeout), ("--media-timeout", mediaTimeout), ("--consent-timeout", consentTimeout)] {
             guard value > 0, value <= 300 else { throw ValidationError("\(name) must be more than 0 and at most 300 seconds, got \(value)") }
@@ -127,30 +138,54 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     /// the summary via `output`).
     public func execute(progress: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void) async -> Outcome {
         let live: @Sendable (String) -> Void = json ? progress : output
-        if let edge, let token {
-            return await test(edgeURL: edge, token: token, live: live, output: output)
-        }
+        let iceServers: [ICEServer]
         do {
-            return try await EmbeddedEdge.withRunning { embedded in
-                let token = try await embedded.token(application: app)
-                live("preflight: embedded edge at \(embedded.signalingURL), application \(app.rawValue)")
-                return await test(edgeURL: embedded.signalingURL, token: token, live: live, output: output)
+            iceServers = try extraICEServers(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            let failure = (error as? CommandFailure)?.error
+                ?? PreflightError(code: .invalidArgument, message: "\(error)", underlying: error)
+            return Outcome(report: PreflightReport(), error: failure)
+        }
+        if let edgeURL, let token {
+            return await test(edgeURL: edgeURL, token: token, iceServers: iceServers, live: live, output: output)
+        }
+        let application = application ?? .echo
+        do {
+            return try await LocalEdge.withRunning { local in
+                let token = try await local.token(application: application)
+                live("preflight: local edge at \(local.signalingURL), application \(application.rawValue)")
+                return await test(edgeURL: local.signalingURL, token: token, iceServers: iceServers, live: live, output: output)
             }
         } catch {
             let failure = (error as? PreflightError)
-                ?? PreflightError(code: .invalidArgument, message: "cannot start the embedded edge", underlying: error)
+                ?? PreflightError(code: .invalidArgument, message: "cannot start the local edge", underlying: error)
             return Outcome(report: PreflightReport(), error: failure)
         }
     }
 
+    /// The `--ice-server` entries with their TURN credentials: the fixed ones, or ones made from
+    /// the TURN secret for one hour (coturn's "TURN REST API", ``TURNRESTCredentials``).
+    /// - Parameter environment: where `PREFLIGHT_TURN_SECRET` is read.
+    /// - Throws: ``CommandFailure`` (70005) for a TURN secret file that cannot be read or an empty secret.
+    public func extraICEServers(environment: [String: String]) throws -> [ICEServer] {
+        let options = iceServerOptions
+        guard !options.iceServers.isEmpty else { return [] }
+        if options.turnUsername == nil, let secret = try options.resolvedTURNSecret(environment: environment) {
+            let credentials = TURNRESTCredentials(
+                secret: secret, identity: "preflight", expiry: Int64(Date().timeIntervalSince1970) + 3600)
+            return [ICEServer(urls: options.iceServers, username: credentials.username, credential: credentials.password)]
+        }
+        return [ICEServer(urls: options.iceServers, username: options.turnUsername, credential: options.turnCredential)]
+    }
+
     private func test(
-        edgeURL: String, token: String, live: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
+        edgeURL: String, token: String, iceServers: [ICEServer], live: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
     ) async -> Outcome {
         var options = PreflightOptions(
             accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: [codec], duration: .seconds(duration),
             signalingTimeout: .seconds(signalingTimeout), iceTimeout: .milliseconds(Int64(iceTimeout * 1000)),
             mediaTimeout: .milliseconds(Int64(mediaTimeout * 1000)),
-            iceServers: iceServers.isEmpty ? [] : [ICEServer(urls: iceServers, username: turnUsername, credential: turnCredential)],
+            iceServers: iceServers,
             iceTransportPolicy: iceTransportPolicy, gatheringTimeout: .milliseconds(Int64(gatheringTimeout * 1000)),
             consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile,
             edgeTrustedCertificatesFile: edgeCAFile)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import PreflightCore
 
@@ -14,17 +15,24 @@ struct SecretOption {
     /// The environment variable: "PREFLIGHT_API_SECRET".
     var variable: String
 
+    /// The rule "one source on the command line": the option and the file together are refused.
+    /// - Throws: `ValidationError` naming both options.
+    func refuseBoth(value: String?, file: String?) throws(ValidationError) {
+        if value != nil, file != nil {
+            throw ValidationError("give the \(name) once: \(valueFlag) or \(fileFlag), not both")
+        }
+    }
+
     /// The secret from the file, the option or the environment, in that order; `nil` when none
     /// of them gives one.
-    /// - Throws: ``CommandFailure`` with ``PreflightError`` `.invalidArgument` when both the
-    ///   option and the file are given, the file cannot be read, or the secret is empty.
+    /// - Throws: `ValidationError` when both the option and the file are given (see
+    ///   ``refuseBoth(value:file:)``); ``CommandFailure`` with ``PreflightError``
+    ///   `.invalidArgument` when the file cannot be read or the secret is empty.
     func resolve(value: String?, file: String?, environment: [String: String]) throws -> String? {
         func failure(_ message: String) -> CommandFailure {
             CommandFailure(PreflightError(code: .invalidArgument, message: message))
         }
-        if value != nil, file != nil {
-            throw failure("give the \(name) once: \(valueFlag) or \(fileFlag), not both")
-        }
+        try refuseBoth(value: value, file: file)
         let secret: String
         let source: String
         if let file {

@@ -10,8 +10,8 @@ public struct TokenCommand: AsyncParsableCommand {
         commandName: "token",
         abstract: "Mint an access token (JWT HS256) for an identity, API key and application.",
         discussion: """
-            The key, secret and account may also come from the environment: PREFLIGHT_API_KEY, \
-            PREFLIGHT_API_SECRET (at least 32 bytes) and PREFLIGHT_ACCOUNT. Give the secret in a file \
+            The account, key and secret may also come from the environment: PREFLIGHT_ACCOUNT, \
+            PREFLIGHT_API_KEY and PREFLIGHT_API_SECRET (at least 32 bytes). Give the secret in a file \
             (--api-secret-file) or the environment: --api-secret is visible to other users in `ps`. \
             The token is printed on standard output.
             """
@@ -21,26 +21,17 @@ public struct TokenCommand: AsyncParsableCommand {
     @Option(help: "The identity the token is for.")
     public var identity: String
 
-    /// The API key sid.
-    @Option(name: .customLong("api-key"), help: "The API key sid (issuer). Default: $PREFLIGHT_API_KEY.")
-    public var apiKey: String?
+    /// The account, API key and secret that sign the token.
+    @OptionGroup(title: "Credentials")
+    public var credentials: CredentialOptions
 
-    /// The API key secret (visible in `ps`; prefer ``apiSecretFile`` or the environment).
+    /// The voice application outgoing calls reach: a sid, or a test application's name for the
+    /// local edge's sid (``LocalEdge/applicationSID(_:)``).
     @Option(
-        name: .customLong("api-secret"),
-        help: "The API key secret. Visible to other users in `ps`: prefer --api-secret-file or $PREFLIGHT_API_SECRET.")
-    public var apiSecret: String?
-
-    /// A file holding the API key secret.
-    @Option(name: .customLong("api-secret-file"), help: "A file holding the API key secret (a trailing newline is ignored).")
-    public var apiSecretFile: String?
-
-    /// The account sid.
-    @Option(help: "The account sid (subject). Default: $PREFLIGHT_ACCOUNT.")
-    public var account: String?
-
-    /// The voice application outgoing calls reach.
-    @Option(help: "The application sid outgoing calls are routed to (the edge's test app).")
+        help: """
+            The application sid outgoing calls are routed to, or echo / record-playback for the \
+            sids `serve` routes by default.
+            """)
     public var application: String?
 
     /// Whether incoming calls are allowed.
@@ -54,11 +45,20 @@ public struct TokenCommand: AsyncParsableCommand {
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
-    /// Checks the arguments before running.
+    /// Checks the arguments before running; each `ValidationError` names its rule.
     public func validate() throws {
+        guard !identity.isEmpty else { throw ValidationError("--identity must not be empty") }
         guard (1...86_400).contains(ttl) else {
             throw ValidationError("--ttl must be between 1 and 86400 seconds, got \(ttl)")
         }
+        if let application, application.isEmpty { throw ValidationError("--application must not be empty") }
+    }
+
+    /// The application sid the token grants: ``application`` as given, or the local edge's sid
+    /// for a test application's name.
+    var applicationSID: String? {
+        guard let application else { return nil }
+        return TestApplication(rawValue: application).map(LocalEdge.applicationSID) ?? application
     }
 
     /// Mints and prints the token.
@@ -68,23 +68,16 @@ public struct TokenCommand: AsyncParsableCommand {
 
     /// Mints the token the command prints.
     /// - Parameter environment: where `PREFLIGHT_…` values are read; the process's by default.
-    /// - Throws: `ValidationError` for missing key, secret or account; ``CommandFailure`` with the
-    ///   ``PreflightError`` (70005) for a secret given twice, a secret file that cannot be read, an
-    ///   empty secret, or a key that cannot sign (a secret shorter than 32 bytes).
+    /// - Throws: `ValidationError` for a missing key, secret or account; ``CommandFailure`` with the
+    ///   ``PreflightError`` (70005) for a secret file that cannot be read, an empty secret, or a
+    ///   key that cannot sign (a secret shorter than 32 bytes).
     public func mint(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> String {
-        guard let key = apiKey ?? environment["PREFLIGHT_API_KEY"] else {
-            throw ValidationError("an API key sid is needed: --api-key or PREFLIGHT_API_KEY")
-        }
-        guard let secret = try ServeCommand.apiSecretOption.resolve(value: apiSecret, file: apiSecretFile, environment: environment) else {
-            throw ValidationError("an API key secret is needed: --api-secret-file or PREFLIGHT_API_SECRET")
-        }
-        guard let account = account ?? environment["PREFLIGHT_ACCOUNT"] else {
-            throw ValidationError("an account sid is needed: --account or PREFLIGHT_ACCOUNT")
-        }
+        let resolved = try credentials.resolve(environment: environment)
         do {
-            let issuer = try await AccessTokenIssuer(apiKeySID: key, apiKeySecret: secret, accountSID: account)
+            let issuer = try await AccessTokenIssuer(
+                apiKeySID: resolved.apiKey, apiKeySecret: resolved.apiSecret, accountSID: resolved.account)
             return try await issuer.mint(
-                identity: identity, outgoingApplicationSID: application, incomingAllow: incoming,
+                identity: identity, outgoingApplicationSID: applicationSID, incomingAllow: incoming,
                 lifetime: .seconds(ttl))
         } catch {
             throw CommandFailure(error)

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PreflightCore
+import PreflightEdge
 
 /// coturn (`turnserver`, Debian package `coturn`) as a child process on loopback, configured the
 /// way deployments run it with Preflight: TURN REST API credentials (`use-auth-secret`,
@@ -42,7 +43,7 @@ public struct TURNServerProcess: Sendable {
     /// - Throws: ``PreflightError`` `.invalidArgument` when coturn is not installed or does not
     ///   start listening within 10 s.
     public static func start(
-        host: String = "127.0.0.1", secret: String = EmbeddedEdge.randomSecret(), certificate: (cert: String, key: String)? = nil,
+        host: String = "127.0.0.1", secret: String = LocalEdge.randomSecret(), certificate: (cert: String, key: String)? = nil,
         extraArguments: [String] = []
     ) async throws(PreflightError) -> TURNServerProcess {
         guard let executable else {

@@ -30,11 +30,6 @@ import Testing
         #expect(!token.incoming)
     }
 
-    @Test(arguments: [["token"], ["token", "--identity", "a", "--ttl", "0"], ["token", "--identity", "a", "--ttl", "90000"]])
-    func refusesBadArguments(arguments: [String]) {
-        #expect(throws: (any Error).self) { try PreflightCommand.parseAsRoot(arguments) }
-    }
-
     @Test func mintsATokenTheVerifierAccepts() async throws {
         let command = try #require(
             try PreflightCommand.parseAsRoot([
@@ -66,7 +61,7 @@ import Testing
 }
 
 @Suite struct RunCommandTests {
-    @Test func defaultRunAgainstTheEmbeddedEdgePrintsProgressAndSummary() async throws {
+    @Test func defaultRunAgainstTheLocalEdgePrintsProgressAndSummary() async throws {
         let command = try #require(try PreflightCommand.parseAsRoot(["--duration", "2"]) as? RunCommand)
         let lines = Mutex<[String]>([])
         let outcome = await command.execute(progress: { line in lines.withLock { $0.append(line) } }, output: { text in lines.withLock { $0.append(text) } })
@@ -89,22 +84,23 @@ import Testing
 
     @Test func unreachableEdgeFailsWithItsCode() async throws {
         let command = try #require(
-            try PreflightCommand.parseAsRoot(["run", "--edge", "ws://127.0.0.1:1/signaling", "--token", "a.b.c", "--signaling-timeout", "2"]) as? RunCommand)
+            try PreflightCommand.parseAsRoot(["run", "--edge-url", "ws://127.0.0.1:1/signaling", "--token", "a.b.c", "--signaling-timeout", "2"]) as? RunCommand)
         let outcome = await command.execute(progress: { _ in }, output: { _ in })
         let error = try #require(outcome.error)
         #expect([PreflightError.Code.signalingConnectionError, .signalingTimeout].contains(error.code))
         #expect(CommandFailure(error).description.hasPrefix("error 530"))
     }
 
-    @Test(arguments: [["run", "--duration", "0"], ["run", "--edge", "ws://x"], ["run", "--app", "karaoke"], ["load", "--sessions", "0"]])
-    func refusesBadArguments(arguments: [String]) {
-        #expect(throws: (any Error).self) { try PreflightCommand.parseAsRoot(arguments) }
+    @Test func recordPlaybackAgainstTheLocalEdgeIsChosenByApplication() throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["--application", "record-playback"]) as? RunCommand)
+        #expect(command.application == .recordPlayback)
+        #expect(command.edgeURL == nil)
     }
 }
 
 @Suite struct ServeCommandTests {
     @Test func configurationFromOptionsAndEnvironment() throws {
-        let command = try #require(try PreflightCommand.parseAsRoot(["serve", "--port", "0", "--app", "AP1=record-playback"]) as? ServeCommand)
+        let command = try #require(try PreflightCommand.parseAsRoot(["serve", "--port", "0", "--application", "AP1=record-playback"]) as? ServeCommand)
         let configuration = try command.edgeConfiguration(environment: [
             "PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32), "PREFLIGHT_MAX_SESSIONS": "7",
             "PREFLIGHT_ACCOUNT": "AC1",
@@ -122,12 +118,10 @@ import Testing
 
     @Test func anAccountIsRequired() throws {
         let command = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)
-        do {
-            _ = try command.edgeConfiguration(environment: ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32)])
-            Issue.record("an edge without an account was configured")
-        } catch {
-            #expect("\(error)".contains("--account"))
+        let error = #expect(throws: ValidationError.self) {
+            try command.edgeConfiguration(environment: ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32)])
         }
+        #expect(error?.message == "the API key's account sid is needed: --account or PREFLIGHT_ACCOUNT")
     }
 
     @Test func advertisedPortFromOptionOrEnvironment() throws {
@@ -140,16 +134,55 @@ import Testing
         #expect(try plain.edgeConfiguration(environment: withPort).advertisedMediaPort == 40001)
     }
 
+    /// A key, secret and account, so that what a vector refuses is its own setting.
+    static let credentials = ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32), "PREFLIGHT_ACCOUNT": "AC1"]
+
+    /// Rules on what may come from the environment too, checked when the configuration is made;
+    /// `nil` for an `--ice-server:` URL error (its text is the URL parser's).
     @Test(arguments: [
-        (["serve"], [:]),
-        (["serve", "--app", "AP1=jukebox"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": "x"]),
-        (["serve"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": "x", "PREFLIGHT_PORT": "eighty"]),
-        // A valid key and secret, so that the advertised port is what is refused.
-        (["serve", "--advertise-port", "0"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32)]),
-        (["serve"], ["PREFLIGHT_API_KEY": "SK1", "PREFLIGHT_API_SECRET": String(repeating: "s", count: 32), "PREFLIGHT_ADVERTISE_PORT": "70000"]),
-    ] as [([String], [String: String])])
-    func refusesBadConfiguration(arguments: [String], environment: [String: String]) throws {
+        (["serve"], [:], "an API key sid is needed: --api-key or PREFLIGHT_API_KEY"),
+        (["serve", "--api-key", "SK1"], [:], "an API key secret is needed: --api-secret-file or PREFLIGHT_API_SECRET"),
+        (["serve"], credentials.merging(["PREFLIGHT_PORT": "eighty"]) { $1 }, "PREFLIGHT_PORT must be a whole number, got \"eighty\""),
+        (
+            ["serve"], credentials.merging(["PREFLIGHT_ADVERTISE_PORT": "70000"]) { $1 },
+            "--advertise-port (PREFLIGHT_ADVERTISE_PORT) must be 1 to 65535, got 70000"
+        ),
+        (["serve"], credentials.merging(["PREFLIGHT_MAX_SESSIONS": "0"]) { $1 }, "--max-sessions (PREFLIGHT_MAX_SESSIONS) must be positive, got 0"),
+        (
+            ["serve"], credentials.merging(["PREFLIGHT_APPLICATIONS": "AP1=jukebox"]) { $1 },
+            "--application must be SID=echo or SID=record-playback, got \"AP1=jukebox\""
+        ),
+        (["serve"], credentials.merging(["PREFLIGHT_ICE_SERVERS": "http://127.0.0.1"]) { $1 }, nil),
+        (
+            ["serve", "--ice-server", "turn:127.0.0.1:3478"], credentials,
+            "a TURN --ice-server needs credentials: --turn-secret-file (or PREFLIGHT_TURN_SECRET), or --turn-username and --turn-credential"
+        ),
+    ] as [([String], [String: String], String?)])
+    func refusesBadConfigurationFromTheEnvironment(arguments: [String], environment: [String: String], message: String?) throws {
         let command = try #require(try PreflightCommand.parseAsRoot(arguments) as? ServeCommand)
-        #expect(throws: (any Error).self) { try command.edgeConfiguration(environment: environment) }
+        let error = #expect(throws: ValidationError.self) { try command.edgeConfiguration(environment: environment) }
+        if let message {
+            #expect(error?.message == message)
+        } else {
+            #expect(error?.message.hasPrefix("--ice-server: ") == true)
+        }
+    }
+
+    @Test func theOldVariableNameOfTheRoutesIsStillRead() throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)
+        let configuration = try command.edgeConfiguration(environment: Self.credentials.merging(["PREFLIGHT_APPS": "AP9=echo"]) { $1 })
+        #expect(configuration.applications == ["AP9": .echo])
+        let defaults = try command.edgeConfiguration(environment: Self.credentials)
+        #expect(defaults.applications[LocalEdge.applicationSID(.recordPlayback)] == .recordPlayback)
+    }
+
+    @Test func fixedTURNCredentialsAreHandedOutAsGiven() throws {
+        let command = try #require(
+            try PreflightCommand.parseAsRoot([
+                "serve", "--ice-server", "turn:127.0.0.1:3478", "--turn-username", "lab", "--turn-credential", "pass",
+            ]) as? ServeCommand)
+        let configuration = try command.edgeConfiguration(environment: Self.credentials)
+        #expect(configuration.iceServers == [ICEServer(urls: ["turn:127.0.0.1:3478"], username: "lab", credential: "pass")])
+        #expect(configuration.turnSecret == nil)
     }
 }

@@ -89,12 +89,14 @@ import Testing
             == "the TURN secret from PREFLIGHT_TURN_SECRET is empty")
     }
 
-    @Test func aSecretGivenTwiceIsRefused() throws {
+    @Test(arguments: [["serve"], ["token", "--identity", "a"]])
+    func aSecretGivenTwiceIsRefusedWhenParsing(command: [String]) throws {
         let path = try Self.file(Self.secret)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let serve = try Self.serve(["--api-key", "SK1", "--api-secret", Self.secret, "--api-secret-file", path])
-        #expect(Self.failureMessage { _ = try serve.edgeConfiguration(environment: [:]) }
-            == "give the API key secret once: --api-secret or --api-secret-file, not both")
+        let error = #expect(throws: (any Error).self) {
+            try PreflightCommand.parseAsRoot(command + ["--api-secret", Self.secret, "--api-secret-file", path])
+        }
+        #expect(error.map { PreflightCommand.message(for: $0) } == "give the API key secret once: --api-secret or --api-secret-file, not both")
     }
 
     @Test func aMissingSecretNamesTheFileOption() throws {
@@ -148,7 +150,7 @@ import Testing
 
     @Test func runTakesTheEdgeCAFile() throws {
         let run = try #require(
-            try PreflightCommand.parseAsRoot(["run", "--edge", "wss://edge.example:8443/signaling", "--token", "a.b.c", "--edge-ca-file", "/ca.pem"])
+            try PreflightCommand.parseAsRoot(["run", "--edge-url", "wss://edge.example:8443/signaling", "--token", "a.b.c", "--edge-ca-file", "/ca.pem"])
                 as? RunCommand)
         #expect(run.edgeCAFile == "/ca.pem")
     }

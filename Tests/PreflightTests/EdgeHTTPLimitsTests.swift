@@ -15,7 +15,7 @@ import Testing
     }
 
     /// Waits (up to 5 s) until the edge counts `open` HTTP connections.
-    static func waitForOpenConnections(_ edge: EmbeddedEdge, _ open: Int) async throws {
+    static func waitForOpenConnections(_ edge: LocalEdge, _ open: Int) async throws {
         for _ in 0..<500 where edge.server.httpLimiter.counters.open != open {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -23,10 +23,10 @@ import Testing
     }
 
     @Test func aSlowlorisIsClosedAfterTheHeaderTimeout() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.httpLimits.headerTimeout = .seconds(1)
-        let secret = try #require(configuration.apiKeys[EmbeddedEdge.apiKeySID])
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        let secret = try #require(configuration.apiKeys[LocalEdge.apiKeySID])
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let port = try #require(edge.addresses.http.port)
             // Half a request head, then a byte every 200 ms: each byte would reset a read-idle timer.
             let reply = try await RawHTTP.exchange(
@@ -38,18 +38,18 @@ import Testing
 
             // A prompt request on a fresh connection is answered, and the timeout was counted.
             let status = try await RawHTTP.get(
-                port: port, path: "/status", headers: [Self.basic(EmbeddedEdge.apiKeySID, secret)])
+                port: port, path: "/status", headers: [Self.basic(LocalEdge.apiKeySID, secret)])
             #expect(status.text.hasPrefix("HTTP/1.1 200"), "\(status.text)")
             #expect(status.text.contains(#""httpHeaderTimeouts":1"#), "\(status.text)")
         }
     }
 
     @Test func connectionsBeyondThePerAddressCapAreClosedAndHealthzStillAnswers() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.httpLimits.maximumConnectionsPerAddress = 3
         configuration.httpLimits.headerTimeout = .seconds(30)
-        let secret = try #require(configuration.apiKeys[EmbeddedEdge.apiKeySID])
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        let secret = try #require(configuration.apiKeys[LocalEdge.apiKeySID])
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let port = try #require(edge.addresses.http.port)
             var holders: [any Channel] = []
             for count in 1...3 {
@@ -75,17 +75,17 @@ import Testing
             let fresh = try await RawHTTP.get(port: port, path: "/healthz")
             #expect(fresh.text.hasPrefix("HTTP/1.1 200"), "\(fresh.text)")
             #expect(fresh.text.hasSuffix(#"{"status":"ok"}"#), "\(fresh.text)")
-            let status = try await RawHTTP.get(port: port, path: "/status", headers: [Self.basic(EmbeddedEdge.apiKeySID, secret)])
+            let status = try await RawHTTP.get(port: port, path: "/status", headers: [Self.basic(LocalEdge.apiKeySID, secret)])
             #expect(status.text.contains(#""httpRefused":1"#), "\(status.text)")
             for holder in holders { try await holder.close() }
         }
     }
 
     @Test func aWebSocketIsNotCutByTheHTTPTimeouts() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.httpLimits.headerTimeout = .milliseconds(500)
         configuration.httpLimits.idleTimeout = .milliseconds(500)
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             // Signaling silent for 2 s (four idle timeouts) after the upgrade, then hello is welcomed.
             let connection = SignalingConnection(url: edge.signalingURL, logger: Logger(label: "test"))
             let token = try await edge.token()
@@ -117,22 +117,22 @@ import Testing
     }
 
     @Test func healthzSaysOnlyUpAndStatusNeedsAnAPIKey() async throws {
-        let configuration = EmbeddedEdge.configuration()
-        let secret = try #require(configuration.apiKeys[EmbeddedEdge.apiKeySID])
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        let configuration = LocalEdge.configuration()
+        let secret = try #require(configuration.apiKeys[LocalEdge.apiKeySID])
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let port = try #require(edge.addresses.http.port)
             let health = try await RawHTTP.get(port: port, path: "/healthz")
             #expect(health.text.hasPrefix("HTTP/1.1 200"))
             #expect(health.text.hasSuffix("\r\n\r\n" + #"{"status":"ok"}"#), "\(health.text)")
             #expect(!health.text.contains("sessions"))
 
-            for headers in [[], [Self.basic(EmbeddedEdge.apiKeySID, secret + "x")], [Self.basic("SKnobody", secret)], ["Authorization: Bearer \(secret)"]] {
+            for headers in [[], [Self.basic(LocalEdge.apiKeySID, secret + "x")], [Self.basic("SKnobody", secret)], ["Authorization: Bearer \(secret)"]] {
                 let refused = try await RawHTTP.get(port: port, path: "/status", headers: headers)
                 #expect(refused.text.hasPrefix("HTTP/1.1 401"), "\(headers): \(refused.text)")
                 #expect(refused.text.lowercased().contains("www-authenticate: basic realm=\"preflight-edge\""), "\(refused.text)")
                 #expect(!refused.text.contains("sessions"))
             }
-            let status = try await RawHTTP.get(port: port, path: "/status", headers: [Self.basic(EmbeddedEdge.apiKeySID, secret)])
+            let status = try await RawHTTP.get(port: port, path: "/status", headers: [Self.basic(LocalEdge.apiKeySID, secret)])
             #expect(status.text.hasPrefix("HTTP/1.1 200"), "\(status.text)")
             for field in [#""edge":"local""#, #""sessions":0"#, #""mediaSessions":0"#, #""packetsEchoed":"#, #""droppedRateLimited":"#, #""httpConnections":1"#] {
                 #expect(status.text.contains(field), "\(field) in \(status.text)")

@@ -41,9 +41,9 @@ import WSClient
     }
 
     @Test func protocolViolationsEndTheSessionWithTheirCode() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.signalingTimeout = .seconds(1)
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let url = edge.signalingURL
             let token = try await edge.token()
             let noApp = try await edge.issuer.mint(identity: "x", outgoingApplicationSID: "APunknown")
@@ -80,9 +80,9 @@ import WSClient
     }
 
     @Test func sessionsBeyondTheLimitAreRefused() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.maximumSessions = 1
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             // A connection that has not authenticated holds no slot: the holder still gets in.
             let idle = SignalingConnection(url: edge.signalingURL, logger: Self.logger)
             Task { await idle.run() }
@@ -99,11 +99,11 @@ import WSClient
     /// TURN credentials handed out in `welcome` never outlive the token that earned them: a
     /// 60 s token gets credentials for 60 s although the edge's lifetime for them is an hour.
     @Test func turnCredentialsExpireNoLaterThanTheToken() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.iceServers = [ICEServer(urls: ["turn:127.0.0.1:3478?transport=udp"])]
         configuration.turnSecret = "turn-shared-secret"
         configuration.signalingTimeout = .seconds(1)  // the exchange ends when the edge gives up on the invite
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             func expiry(lifetime: Duration) async throws -> Int64? {
                 let token = try await edge.token(lifetime: lifetime)
                 let replies = try await Self.exchange(edge.signalingURL, frames: [.text(SignalingMessage.hello(token: token, client: nil).jsonText())])
@@ -122,10 +122,10 @@ import WSClient
     }
 
     @Test func sessionsBeyondTheIdentityAndAccountLimitsAreRefused() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.maximumSessionsPerIdentity = 2
         configuration.maximumSessionsPerAccount = 3
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let alice = try await edge.token(identity: "alice")
             let first = try await Self.hold(edge.signalingURL, token: alice)
             let second = try await Self.hold(edge.signalingURL, token: alice)
@@ -145,7 +145,7 @@ import WSClient
     }
 
     @Test func healthzSaysTheEdgeIsUpAndNothingMore() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let port = try #require(edge.addresses.http.port)
             let response = try await HTTPGet.get(host: "127.0.0.1", port: port, path: "/healthz")
             #expect(response.hasPrefix("HTTP/1.1 200"))
@@ -157,7 +157,7 @@ import WSClient
 
     /// Garbage on both of the edge's doors while a real test runs: the test completes unharmed.
     @Test func garbageDoesNotHarmARunningTest() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let test = PreflightTest.run(
                 options: PreflightOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(4)))
             let mediaAddress = edge.addresses.media
@@ -196,10 +196,10 @@ import WSClient
     }
 
     @Test func recordPlaybackCompletesWithRTCPRoundTrips() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.recordingDuration = .seconds(2)
         configuration.playbackPause = .seconds(1)
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let test = PreflightTest.run(
                 options: PreflightOptions(accessToken: try await edge.token(application: .recordPlayback), edgeURL: edge.signalingURL))
             let report = try await test.result()

@@ -14,7 +14,7 @@ import Testing
     .enabled(if: TestCertificate.shouldRun, "openssl is not installed (apt-get install openssl); under CI=true this fails"))
 struct EdgeTLSTests {
     static func configuration(_ certificate: TestCertificate) -> EdgeConfiguration {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.tls = EdgeTLSConfiguration(certificateChainFile: certificate.cert, privateKeyFile: certificate.key)
         return configuration
     }
@@ -26,7 +26,7 @@ struct EdgeTLSTests {
     @Test func aTestOverWSSCompletesWhenTheEdgeCertificateIsTrusted() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
-        try await EmbeddedEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
+        try await LocalEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
             let port = try #require(edge.addresses.http.port)
             #expect(edge.signalingURL == "wss://127.0.0.1:\(port)/signaling")
             // By address (the certificate's IP entry) and by name (its DNS entry, with SNI).
@@ -44,7 +44,7 @@ struct EdgeTLSTests {
     @Test func withoutTrustingTheCertificateTheTestFailsWith53000() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
-        try await EmbeddedEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
+        try await LocalEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
             let test = PreflightTest.run(options: PreflightOptions(
                 accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(1)))
             guard case .failure(let error) = await Self.outcome(of: test) else {
@@ -76,7 +76,7 @@ struct EdgeTLSTests {
         defer { certificate.remove() }
         var configuration = Self.configuration(certificate)
         configuration.host = "127.0.0.2"  // the certificate names 127.0.0.1, ::1 and localhost only
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let connection = SignalingConnection(url: edge.signalingURL, trustedCertificatesFile: certificate.cert, logger: Logger(label: "test"))
             await connection.run()
             var failure: PreflightError?
@@ -90,7 +90,7 @@ struct EdgeTLSTests {
     @Test func plainHTTPAndWSToTheTLSPortGetNoAnswer() async throws {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
-        try await EmbeddedEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
+        try await LocalEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
             let port = try #require(edge.addresses.http.port)
             let reply = try await RawHTTP.get(port: port, path: "/healthz")
             #expect(reply.closedByPeer)
@@ -110,7 +110,7 @@ struct EdgeTLSTests {
         defer { certificate.remove() }
         let missing = certificate.directory.appendingPathComponent("missing.pem").path
         for (cert, key, named) in [(missing, certificate.key, missing), (certificate.cert, missing, missing), (certificate.key, certificate.key, certificate.key)] {
-            var configuration = EmbeddedEdge.configuration()
+            var configuration = LocalEdge.configuration()
             configuration.tls = EdgeTLSConfiguration(certificateChainFile: cert, privateKeyFile: key)
             do {
                 _ = try await EdgeServer(configuration: configuration, logger: Logger(label: "test"))

@@ -10,7 +10,7 @@ import Testing
 /// Full test calls from the SDK to an in-process edge over loopback (ports bound to 0).
 @Suite(.serialized) struct EndToEndTests {
     @Test func echoTestCompletesWithAConsistentReport() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let token = try await edge.token(application: .echo)
             let test = PreflightTest.run(options: PreflightOptions(accessToken: token, edgeURL: edge.signalingURL, duration: .seconds(5)))
             #expect(test.status == .connecting)
@@ -106,7 +106,7 @@ enum ReportChecks {
     }
 
     @Test func delegateReceivesConnectSamplesAndCompletion() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let recorder = Recorder()
             let test = PreflightTest.run(
                 options: PreflightOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(2)),

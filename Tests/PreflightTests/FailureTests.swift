@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func stopFailsAtOnceWith31008AndAPartialReport() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let test = PreflightTest.run(
                 options: PreflightOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(30)))
             var samples = 0
@@ -52,10 +52,10 @@ import Testing
     }
 
     @Test func expiredAndWronglySignedTokensFailWithTheirCodes() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let stranger = try await AccessTokenIssuer(
-                apiKeySID: EmbeddedEdge.apiKeySID, apiKeySecret: EmbeddedEdge.randomSecret(), accountSID: EmbeddedEdge.accountSID)
-            let wronglySigned = try await stranger.mint(identity: "mallory", outgoingApplicationSID: EmbeddedEdge.applicationSID(.echo))
+                apiKeySID: LocalEdge.apiKeySID, apiKeySecret: LocalEdge.randomSecret(), accountSID: LocalEdge.accountSID)
+            let wronglySigned = try await stranger.mint(identity: "mallory", outgoingApplicationSID: LocalEdge.applicationSID(.echo))
             let expired = try await edge.token(lifetime: .seconds(1))
             try await Task.sleep(for: .seconds(7))  // past the 5 s clock skew
             for (token, code) in [
@@ -85,9 +85,9 @@ import Testing
     }
 
     @Test func edgeHangsUpAtItsMaximumDuration() async throws {
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.maximumTestDuration = .seconds(2)
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let test = PreflightTest.run(
                 options: PreflightOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(10)))
             let (error, partial) = try #require(await Self.failure(of: test))

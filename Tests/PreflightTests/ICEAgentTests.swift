@@ -6,7 +6,7 @@ import PreflightEdge
 import PreflightTesting
 import Testing
 
-/// The SDK's ICE agent end to end on loopback: an embedded edge and coturn (CI installs it).
+/// The SDK's ICE agent end to end on loopback: a local edge and coturn (CI installs it).
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ICEAgentTests {
     static func outcome(of test: PreflightTest) async -> Result<PreflightReport, PreflightError> {
         for await event in test.events() {
@@ -24,7 +24,7 @@ import Testing
         let turn = try await TURNServerProcess.start()
         defer { turn.stop() }
         let credentials = turn.credentials()
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let options = PreflightOptions(
                 accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(3),
                 iceServers: [ICEServer(urls: [turn.url(transport: transport)], username: credentials.username, credential: credentials.password)],
@@ -56,10 +56,10 @@ import Testing
     @Test func theEdgeHandsOutRESTCredentialsThatCoturnAccepts() async throws {
         let turn = try await TURNServerProcess.start()
         defer { turn.stop() }
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.iceServers = [ICEServer(urls: [turn.url(transport: .udp)])]
         configuration.turnSecret = turn.secret
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             // All candidates: the host pair wins on loopback, the relay is gathered beside it.
             let test = PreflightTest.run(options: PreflightOptions(
                 accessToken: try await edge.token(identity: "alice"), edgeURL: edge.signalingURL, duration: .seconds(2)))
@@ -84,7 +84,7 @@ import Testing
         let turn = try await TURNServerProcess.start()
         defer { turn.stop() }
         let credentials = turn.credentials()
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let start = ContinuousClock.now
             let test = PreflightTest.run(options: PreflightOptions(
                 accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(2),
@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test func anUnreachableTURNServerIsReportedAs701AfterTheGatheringTimeout() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             // A TCP port nobody listens on: connection refused at once.
             let test = PreflightTest.run(options: PreflightOptions(
                 accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(1),
@@ -153,7 +153,7 @@ import Testing
         defer { turn.stop() }
         let url = try #require(turn.tlsURL)
         let credentials = turn.credentials()
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let trusted = PreflightTest.run(options: PreflightOptions(
                 accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(2),
                 iceServers: [ICEServer(urls: [url], username: credentials.username, credential: credentials.password)],
@@ -182,10 +182,10 @@ import Testing
     @Test func ipv6HostCandidatesConnectToAnIPv6Edge() async throws {
         // The edge listens on every address (dual stack) and advertises only ::1 for media.
         // Signaling stays on 127.0.0.1: swift-websocket 1.6 cannot parse an IPv6-literal URL.
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.host = "::"
         configuration.advertisedAddress = "::1"
-        try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
             let url = "ws://127.0.0.1:\(edge.addresses.http.port ?? 0)/signaling"
             let test = PreflightTest.run(options: PreflightOptions(
                 accessToken: try await edge.token(), edgeURL: url, duration: .seconds(2)))

@@ -90,10 +90,10 @@ import Testing
             downstream: Impairment(delay: .milliseconds(15), loss: 0.1), seed: 3)
         defer { relay.stop() }
         guard case .v4(let front) = relay.address else { Issue.record("relay is not IPv4"); return }
-        var configuration = EmbeddedEdge.configuration()
+        var configuration = LocalEdge.configuration()
         configuration.advertisedAddress = front.host
         configuration.advertisedMediaPort = relay.address.port
-        let report = try await EmbeddedEdge.withRunning(configuration: configuration) { edge in
+        let report = try await LocalEdge.withRunning(configuration: configuration) { edge in
             relay.setTarget(edge.addresses.media)
             let token = try await edge.token(application: .echo)
             let test = PreflightTest.run(options: PreflightOptions(accessToken: token, edgeURL: edge.signalingURL, duration: .seconds(4)))

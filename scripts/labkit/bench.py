@@ -75,7 +75,7 @@ class Bench:
     def start_servers(self) -> None:
         edge = self.lab.popen("edge", [str(self.binary), "serve", "--host", EDGE_IP, "--port", "0", "--media-port", "0",
                                        "--api-key", API_KEY, "--api-secret", self.secret, "--account", ACCOUNT,
-                                       "--app", f"{APP}=echo",
+                                       "--application", f"{APP}=echo",
                                        "--max-duration", "300", "--log-level", "warning"],
                               stdout=subprocess.PIPE, stderr=open(self.out / "edge.log", "w"), text=True)
         assert edge.stdout is not None
@@ -98,7 +98,7 @@ class Bench:
         time.sleep(0.3)
 
     def run_preflight(self, label: str) -> dict:
-        argv = [str(self.binary), "run", "--edge", self.url, "--token", self.token, "--duration", str(self.duration), "--json"]
+        argv = [str(self.binary), "run", "--edge-url", self.url, "--token", self.token, "--duration", str(self.duration), "--json"]
         if self.fault:
             argv += ["--measurement-fault", self.fault]
         result = self.lab.run_on("client", argv, timeout=self.duration + 60)

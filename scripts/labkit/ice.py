@@ -64,7 +64,7 @@ class ICELab:
         self.wait_tcp("turn", TURN_IP, TURN_PORT)
         edge = self.lab.popen("edge", [
             str(self.binary), "serve", "--host", EDGE_IP, "--port", str(SIGNALING_PORT), "--media-port", "0",
-            "--api-key", API_KEY, "--api-secret", self.secret, "--account", ACCOUNT, "--app", f"{APP}=echo",
+            "--api-key", API_KEY, "--api-secret", self.secret, "--account", ACCOUNT, "--application", f"{APP}=echo",
             "--log-level", "warning",
             "--ice-server", f"turn:{TURN_IP}:{TURN_PORT}?transport=udp",
             "--ice-server", f"turn:{TURN_IP}:{TURN_PORT}?transport=tcp", "--turn-secret", self.turn_secret,
@@ -94,7 +94,7 @@ class ICELab:
             self.failures.append(f"{scenario}: {what}")
 
     def run_client(self, name: str, extra: list[str], duration: int, cut_after: float | None = None):
-        argv = [str(self.binary), "run", "--edge", self.url, "--token", self.token, "--duration", str(duration), "--json",
+        argv = [str(self.binary), "run", "--edge-url", self.url, "--token", self.token, "--duration", str(duration), "--json",
                 "--gathering-timeout", "2", "--ice-timeout", "4"] + extra
         start = time.monotonic()
         p = self.lab.popen("client", argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -125,11 +125,11 @@ struct AttackedEdge {
     /// Claims as raw JSON: time claims are JSON number text (any number, not only integers);
     /// `nil` leaves a claim out. By default a valid token for the echo application, issued now.
     static func claims(
-        exp: String? = nil, nbf: String? = nil, iat: String? = nil, iss: String = EmbeddedEdge.apiKeySID,
-        sub: String = EmbeddedEdge.accountSID, identity: String = "mallory"
+        exp: String? = nil, nbf: String? = nil, iat: String? = nil, iss: String = LocalEdge.apiKeySID,
+        sub: String = LocalEdge.accountSID, identity: String = "mallory"
     ) -> String {
         let now = Int(Date().timeIntervalSince1970)
-        let grants = #"{"identity":"\#(identity)","voice":{"outgoing":{"application_sid":"\#(EmbeddedEdge.applicationSID(.echo))"}}}"#
+        let grants = #"{"identity":"\#(identity)","voice":{"outgoing":{"application_sid":"\#(LocalEdge.applicationSID(.echo))"}}}"#
         var json = #"{"jti":"attack","iss":"\#(iss)","sub":"\#(sub)","exp":\#(exp ?? "\(now + 3600)")"#
         if let nbf { json += #","nbf":\#(nbf)"# }
         json += #","iat":\#(iat ?? "\(now)")"#

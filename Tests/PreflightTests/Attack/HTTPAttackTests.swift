@@ -1,4 +1,5 @@
 import Foundation
+import PreflightEdge
 import PreflightTesting
 import Testing
 
@@ -16,7 +17,7 @@ extension AttackTests {
             let health = try await RawHTTP.get(port: edge.port, path: "/healthz")
             #expect(health.text.hasPrefix("HTTP/1.1 200"))
             #expect(health.text.hasSuffix(#"{"status":"ok"}"#), "\(health.text)")
-            let key = EmbeddedEdge.apiKeySID
+            let key = LocalEdge.apiKeySID
             let refusals: [[String]] = [
                 [],
                 [Self.basic(key, "wrong-secret-of-the-right-length-0123456789")],

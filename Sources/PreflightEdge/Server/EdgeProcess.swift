@@ -1,13 +1,13 @@
 import Foundation
 import PreflightCore
-import PreflightEdge
 
-/// `preflight serve` as a child process on ephemeral loopback ports: for tests that must kill a
-/// real edge, and for the load benchmark, which measures the edge's CPU apart from its own.
+/// `preflight serve` as a child process on ephemeral loopback ports, with ``LocalEdge``'s API key,
+/// account and application sids: for the load benchmark (`preflight load`), which measures the
+/// edge's CPU apart from its own, and for tests that must kill a real edge.
 public struct EdgeProcess: Sendable {
     /// The running process.
     public let process: Process
-    /// The API key secret the edge trusts (with ``EmbeddedEdge/apiKeySID``).
+    /// The API key secret the edge trusts (with ``LocalEdge/apiKeySID``).
     public let secret: String
     /// The edge's signaling URL, as it printed it.
     public let signalingURL: String
@@ -31,14 +31,14 @@ public struct EdgeProcess: Sendable {
                 code: .invalidArgument,
                 message: "edge process: no preflight executable at \(executable.path) (build it with `swift build`)")
         }
-        let secret = EmbeddedEdge.randomSecret()
+        let secret = LocalEdge.randomSecret()
         let process = Process()
         process.executableURL = executable
         process.arguments = ["serve", "--port", "0"] + arguments
         var environment = ProcessInfo.processInfo.environment
-        environment["PREFLIGHT_API_KEY"] = EmbeddedEdge.apiKeySID
+        environment["PREFLIGHT_API_KEY"] = LocalEdge.apiKeySID
         environment["PREFLIGHT_API_SECRET"] = secret
-        environment["PREFLIGHT_ACCOUNT"] = EmbeddedEdge.accountSID
+        environment["PREFLIGHT_ACCOUNT"] = LocalEdge.accountSID
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -68,8 +68,8 @@ public struct EdgeProcess: Sendable {
     /// Mints a token for `application` with the process's secret.
     public func token(application: TestApplication = .echo, identity: String = "preflight-user") async throws(PreflightError) -> String {
         let issuer = try await AccessTokenIssuer(
-            apiKeySID: EmbeddedEdge.apiKeySID, apiKeySecret: secret, accountSID: EmbeddedEdge.accountSID)
-        return try await issuer.mint(identity: identity, outgoingApplicationSID: EmbeddedEdge.applicationSID(application))
+            apiKeySID: LocalEdge.apiKeySID, apiKeySecret: secret, accountSID: LocalEdge.accountSID)
+        return try await issuer.mint(identity: identity, outgoingApplicationSID: LocalEdge.applicationSID(application))
     }
 
     /// SIGKILL: no goodbye, no closing handshake, as a crash. Waits for the exit.

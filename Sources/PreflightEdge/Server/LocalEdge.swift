@@ -1,23 +1,23 @@
 import Logging
 import PreflightCore
-import PreflightEdge
 
 /// An edge server in this process on ephemeral loopback ports, with its own API key and one
-/// application sid per test application: what `preflight` runs by default and what tests use.
+/// application sid per test application: what `preflight run` starts when no `--edge-url` is
+/// given, the application sids `preflight serve` routes by default, and what tests use.
 ///
 /// ```swift
-/// try await EmbeddedEdge.withRunning { edge in
+/// try await LocalEdge.withRunning { edge in
 ///     let token = try await edge.token(application: .echo)
 ///     let test = PreflightTest.run(options: .init(accessToken: token, edgeURL: edge.signalingURL))
 ///     …
 /// }
 /// ```
-public struct EmbeddedEdge: Sendable {
-    /// The API key sid the embedded edge trusts.
+public struct LocalEdge: Sendable {
+    /// The API key sid the local edge trusts.
     public static let apiKeySID = "SK00000000000000000000000000000000"
     /// The account sid its tokens name.
     public static let accountSID = "AC00000000000000000000000000000000"
-    /// The application sid routed to each test application.
+    /// The application sid routed to each test application (`serve`'s routes when none are given).
     public static func applicationSID(_ application: TestApplication) -> String {
         switch application {
         case .echo: "AP0000000000000000000000000000echo"
@@ -29,7 +29,7 @@ public struct EmbeddedEdge: Sendable {
     public let server: EdgeServer
     /// Where it listens.
     public let addresses: EdgeServer.Addresses
-    /// Mints tokens with the embedded API key (for tokens of other shapes than ``token(application:identity:lifetime:)``).
+    /// Mints tokens with the local edge's API key (for tokens of other shapes than ``token(application:identity:lifetime:)``).
     public let issuer: AccessTokenIssuer
 
     /// The signaling URL to give the SDK.
@@ -46,7 +46,7 @@ public struct EmbeddedEdge: Sendable {
             identity: identity, outgoingApplicationSID: Self.applicationSID(application), lifetime: lifetime)
     }
 
-    /// The configuration of an embedded edge: loopback, ephemeral ports, a fresh random secret and
+    /// The configuration of a local edge: loopback, ephemeral ports, a fresh random secret and
     /// both applications. Adjust limits on the value before passing it to ``withRunning(configuration:logger:_:)``.
     public static func configuration(secret: String = randomSecret()) -> EdgeConfiguration {
         EdgeConfiguration(
@@ -68,12 +68,12 @@ public struct EmbeddedEdge: Sendable {
     ///     key ``apiKeySID`` must be present: tokens are minted with it.
     ///   - logger: the edge's logger; silent by default.
     public static func withRunning<Result: Sendable>(
-        configuration: EdgeConfiguration = EmbeddedEdge.configuration(),
+        configuration: EdgeConfiguration = LocalEdge.configuration(),
         logger: Logger = Logger(label: "preflight.edge", factory: { _ in SwiftLogNoOpLogHandler() }),
-        _ body: @Sendable (EmbeddedEdge) async throws -> Result
+        _ body: @Sendable (LocalEdge) async throws -> Result
     ) async throws -> Result {
         guard let secret = configuration.apiKeys[apiKeySID] else {
-            throw PreflightError(code: .invalidArgument, message: "embedded edge: the configuration lacks API key \(apiKeySID)")
+            throw PreflightError(code: .invalidArgument, message: "local edge: the configuration lacks API key \(apiKeySID)")
         }
         let server = try await EdgeServer(configuration: configuration, logger: logger)
         let issuer = try await AccessTokenIssuer(apiKeySID: apiKeySID, apiKeySecret: secret, accountSID: accountSID)
@@ -83,7 +83,7 @@ public struct EmbeddedEdge: Sendable {
                 return nil
             }
             let addresses = try await server.addresses()
-            let result = try await body(EmbeddedEdge(server: server, addresses: addresses, issuer: issuer))
+            let result = try await body(LocalEdge(server: server, addresses: addresses, issuer: issuer))
             group.cancelAll()
             return result
         }

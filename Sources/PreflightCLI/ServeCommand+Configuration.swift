@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import PreflightCore
+import PreflightEdge
+
+extension ServeCommand {
+    /// The edge configuration from the options and the environment: each value from its option,
+    /// else its `PREFLIGHT_…` variable, else its default, checked with the rule `validate()`
+    /// applies to the option.
+    /// - Throws: `ValidationError` for missing or malformed values; ``CommandFailure`` (70005)
+    ///   for a secret file that cannot be read, an empty secret, or half a TLS certificate and key
+    ///   pair.
+    public func edgeConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EdgeConfiguration {
+        let resolved = try credentials.resolve(environment: environment)
+        var routes = self.applications
+        // PREFLIGHT_APPS is the variable's old name, still read.
+        if routes.isEmpty, let text = environment["PREFLIGHT_APPLICATIONS"] ?? environment["PREFLIGHT_APPS"] {
+            routes = Self.commaSeparated(text)
+        }
+        var applications = try ApplicationRoutes.parse(routes)
+        if applications.isEmpty {
+            applications = Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (LocalEdge.applicationSID($0), $0) })
+        }
+        let port = try NumberSetting.port.value(option: port, environment: environment)
+        let mediaPort = try NumberSetting.mediaPort.value(option: mediaPort, environment: environment)
+        let advertisedPort = try (advertisePort != nil || environment["PREFLIGHT_ADVERTISE_PORT"] != nil)
+            ? NumberSetting.advertisePort.value(option: advertisePort, environment: environment) : nil
+        var media = MediaService.Configuration()
+        if let rate = packetRate ?? environment["PREFLIGHT_PACKET_RATE"].flatMap(Double.init) {
+            guard rate > 0 else { throw ValidationError("--packet-rate must be positive, got \(rate)") }
+            media.packetsPerSecondPerSource = rate
+            media.burstPerSource = max(10, rate / 2)
+        }
+        let iceServers = try self.iceServers(environment: environment)
+        let limits = EdgeHTTPLimits(
+            headerTimeout: .seconds(try NumberSetting.headerTimeout.value(option: headerTimeout, environment: environment)),
+            idleTimeout: .seconds(try NumberSetting.idleTimeout.value(option: idleTimeout, environment: environment)),
+            maximumConnections: try NumberSetting.maxConnections.value(option: maxConnections, environment: environment),
+            maximumConnectionsPerAddress: try NumberSetting.maxConnectionsPerAddress.value(
+                option: maxConnectionsPerAddress, environment: environment))
+        return EdgeConfiguration(
+            host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,
+            advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"], advertisedMediaPort: advertisedPort,
+            edgeName: edgeName ?? environment["PREFLIGHT_EDGE_NAME"] ?? "local", apiKeys: [resolved.apiKey: resolved.apiSecret],
+            accounts: [resolved.apiKey: resolved.account], applications: applications,
+            applicationAccounts: applications.mapValues { _ in resolved.account },
+            iceServers: iceServers.servers, turnSecret: iceServers.turnSecret,
+            turnCredentialLifetime: .seconds(
+                try NumberSetting.turnCredentialLifetime.value(option: turnCredentialLifetime, environment: environment)),
+            offersSTUN: !noEdgeSTUN,
+            maximumSessions: try NumberSetting.maxSessions.value(option: maxSessions, environment: environment),
+            maximumSessionsPerAccount: try NumberSetting.maxSessionsPerAccount.value(option: maxSessionsPerAccount, environment: environment),
+            maximumSessionsPerIdentity: try NumberSetting.maxSessionsPerIdentity.value(
+                option: maxSessionsPerIdentity, environment: environment),
+            maximumTestDuration: .seconds(try NumberSetting.maxDuration.value(option: maxDuration, environment: environment)),
+            signalingTimeout: .seconds(try NumberSetting.signalingTimeout.value(option: signalingTimeout, environment: environment)),
+            media: media, tls: try tlsConfiguration(environment: environment), httpLimits: limits)
+    }
+
+    /// The rule for the TLS files: both or neither.
+    static let tlsPairRule = "--tls-cert and --tls-key go together (or PREFLIGHT_TLS_CERT and PREFLIGHT_TLS_KEY)"
+
+    /// The STUN/TURN servers handed out in welcome, and the secret their TURN credentials are made
+    /// with (none with fixed credentials).
+    private func iceServers(environment: [String: String]) throws -> (servers: [ICEServer], turnSecret: String?) {
+        let options = iceServerOptions
+        var urls = options.iceServers
+        if urls.isEmpty, let text = environment["PREFLIGHT_ICE_SERVERS"] {
+            urls = Self.commaSeparated(text)
+            for url in urls { try ICEServerOptions.checkURL(url) }
+        }
+        guard !urls.isEmpty else { return ([], try options.resolvedTURNSecret(environment: environment)) }
+        if let username = options.turnUsername {
+            return ([ICEServer(urls: urls, username: username, credential: options.turnCredential)], nil)
+        }
+        let secret = try options.resolvedTURNSecret(environment: environment)
+        if ICEServerOptions.containsTURN(urls), secret == nil {
+            throw ValidationError(
+                "a TURN --ice-server needs credentials: --turn-secret-file (or PREFLIGHT_TURN_SECRET), or --turn-username and --turn-credential")
+        }
+        return ([ICEServer(urls: urls)], secret)
+    }
+
+    /// The TLS files from the options or the environment: both or neither.
+    private func tlsConfiguration(environment: [String: String]) throws -> EdgeTLSConfiguration? {
+        let certificate = tlsCert ?? environment["PREFLIGHT_TLS_CERT"]
+        let key = tlsKey ?? environment["PREFLIGHT_TLS_KEY"]
+        switch (certificate, key) {
+        case (nil, nil):
+            return nil
+        case (let certificate?, let key?):
+            return EdgeTLSConfiguration(certificateChainFile: certificate, privateKeyFile: key)
+        default:
+            throw CommandFailure(PreflightError(code: .invalidArgument, message: Self.tlsPairRule))
+        }
+    }
+
+    /// `text` split at commas, each entry trimmed.
+    private static func commaSeparated(_ text: String) -> [String] {
+        text.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) }
+    }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import PreflightCore
+
+/// A whole-number setting of `preflight serve`: its option, its environment variable, its default
+/// and the range it must be in. `validate()` checks the option as given; the configuration checks
+/// the value it settles on (option, else variable, else default) with the same rule and message.
+struct NumberSetting: Sendable {
+    /// The option: "--port".
+    var option: String
+    /// The environment variable: "PREFLIGHT_PORT".
+    var variable: String
+    /// The value when neither gives one.
+    var defaultValue: Int
+    /// The values allowed.
+    var range: ClosedRange<Int>
+
+    /// The rule: `value` is in ``range``.
+    /// - Throws: `ValidationError` "--port must be 0 to 65535, got 70000" (or "must be positive").
+    func check(_ value: Int) throws(ValidationError) {
+        guard !range.contains(value) else { return }
+        let allowed = range.upperBound == Int.max
+            ? (range.lowerBound == 1 ? "positive" : "at least \(range.lowerBound)")
+            : "\(range.lowerBound) to \(range.upperBound)"
+        throw ValidationError("\(option) (\(variable)) must be \(allowed), got \(value)")
+    }
+
+    /// The option's value, else the variable's, else the default, checked.
+    /// - Throws: `ValidationError` for a variable that is not a whole number or a value out of range.
+    func value(option given: Int?, environment: [String: String]) throws(ValidationError) -> Int {
+        let value: Int
+        if let given {
+            value = given
+        } else if let text = environment[variable] {
+            guard let parsed = Int(text) else { throw ValidationError("\(variable) must be a whole number, got \"\(text)\"") }
+            value = parsed
+        } else {
+            value = defaultValue
+        }
+        try check(value)
+        return value
+    }
+}
+
+/// The whole-number settings `serve` reads, with their defaults (docs/security.md lists the limits).
+extension NumberSetting {
+    static let port = NumberSetting(option: "--port", variable: "PREFLIGHT_PORT", defaultValue: 8080, range: 0...65535)
+    static let mediaPort = NumberSetting(option: "--media-port", variable: "PREFLIGHT_MEDIA_PORT", defaultValue: 0, range: 0...65535)
+    static let advertisePort = NumberSetting(
+        option: "--advertise-port", variable: "PREFLIGHT_ADVERTISE_PORT", defaultValue: 0, range: 1...65535)
+    static let maxSessions = NumberSetting(option: "--max-sessions", variable: "PREFLIGHT_MAX_SESSIONS", defaultValue: 1000, range: 1...Int.max)
+    static let maxSessionsPerAccount = NumberSetting(
+        option: "--max-sessions-per-account", variable: "PREFLIGHT_MAX_SESSIONS_PER_ACCOUNT", defaultValue: 500, range: 1...Int.max)
+    static let maxSessionsPerIdentity = NumberSetting(
+        option: "--max-sessions-per-identity", variable: "PREFLIGHT_MAX_SESSIONS_PER_IDENTITY", defaultValue: 5, range: 1...Int.max)
+    static let maxDuration = NumberSetting(option: "--max-duration", variable: "PREFLIGHT_MAX_DURATION", defaultValue: 120, range: 1...Int.max)
+    static let signalingTimeout = NumberSetting(
+        option: "--signaling-timeout", variable: "PREFLIGHT_SIGNALING_TIMEOUT", defaultValue: 10, range: 1...3600)
+    static let turnCredentialLifetime = NumberSetting(
+        option: "--turn-credential-lifetime", variable: "PREFLIGHT_TURN_CREDENTIAL_LIFETIME", defaultValue: 3600, range: 1...Int.max)
+    static let maxConnections = NumberSetting(
+        option: "--max-connections", variable: "PREFLIGHT_MAX_CONNECTIONS", defaultValue: 2048, range: 1...Int.max)
+    static let maxConnectionsPerAddress = NumberSetting(
+        option: "--max-connections-per-address", variable: "PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: 64, range: 1...Int.max)
+    static let headerTimeout = NumberSetting(option: "--header-timeout", variable: "PREFLIGHT_HEADER_TIMEOUT", defaultValue: 10, range: 1...Int.max)
+    static let idleTimeout = NumberSetting(option: "--idle-timeout", variable: "PREFLIGHT_IDLE_TIMEOUT", defaultValue: 60, range: 1...Int.max)
+}
+
+/// `serve`'s application routes: `SID=echo` or `SID=record-playback`, from `--application` or
+/// `PREFLIGHT_APPLICATIONS` (comma-separated).
+enum ApplicationRoutes {
+    /// The rule for one route: a non-empty sid, `=`, a test application's name.
+    /// - Throws: `ValidationError` quoting the route.
+    static func parse(_ route: String) throws(ValidationError) -> (sid: String, application: TestApplication) {
+        let parts = route.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, let application = TestApplication(rawValue: parts[1]) else {
+            throw ValidationError("--application must be SID=echo or SID=record-playback, got \"\(route)\"")
+        }
+        return (parts[0], application)
+    }
+
+    /// Every route parsed; a sid given twice keeps its last application.
+    static func parse(_ routes: [String]) throws(ValidationError) -> [String: TestApplication] {
+        var applications: [String: TestApplication] = [:]
+        for route in routes {
+            let (sid, application) = try parse(route)
+            applications[sid] = application
+        }
+        return applications
+    }
+}
