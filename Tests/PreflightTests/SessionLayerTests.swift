@@ -14,7 +14,7 @@ import Testing
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     @Test func signingInReturnsTheWelcomeAndAnInviteItsAnswer() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let client = SignalingClient(
                 configuration: SignalingClientConfiguration(url: edge.signalingURL, accessToken: try await edge.token()), logger: Self.logger)
             let run = Task { await client.run() }
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aRefusedTokenFailsConnectWithTheEdgesCode() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             let client = SignalingClient(
                 configuration: SignalingClientConfiguration(url: edge.signalingURL, accessToken: "not.a.token"), logger: Self.logger)
             let run = Task { await client.run() }
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func twoSessionsSideBySideEachGetTheirOwnEchoes() async throws {
-        try await EmbeddedEdge.withRunning { edge in
+        try await LocalEdge.withRunning { edge in
             async let first = Self.echoSession(edge: edge, identity: "publisher")
             async let second = Self.echoSession(edge: edge, identity: "subscriber")
             let (a, b) = try await (first, second)
@@ -75,7 +75,7 @@ import Testing
 
     /// One session on the session layer alone: sign in, gather, invite, connect, send the test
     /// tone for 1 s; returns what its media session measured.
-    static func echoSession(edge: EmbeddedEdge, identity: String) async throws -> CallMeter {
+    static func echoSession(edge: LocalEdge, identity: String) async throws -> CallMeter {
         let (inputs, continuation) = AsyncStream<ICEAgentDriver.Event>.makeStream()
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true),
