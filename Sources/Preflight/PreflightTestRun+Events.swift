@@ -70,8 +70,10 @@ extension PreflightTestRun {
     /// What the edge pushed on its own.
     mutating func handle(_ message: SignalingMessage) throws(PreflightError) -> PreflightReport? {
         switch message {
-        case .ringing(let sid) where phase == .awaitingAnswer || phase == .checking:
-            // Ringing may be handled after the answer (they arrive by different ways): the sid is the same.
+        case .ringing(let sid) where phase != .connecting && phase != .gathering:
+            // Ringing and the answer come by different ways (pushed, and the invite's response):
+            // ringing may be handled after the answer, whose sid is the same.
+            guard callSid == nil else { return nil }
             callSid = sid
             callOpen = true
             publish()

@@ -66,8 +66,7 @@ extension PreflightTestRun {
 
     /// The closing states of the timeline (unless a failure already ended it).
     mutating func closeTimeline() {
-        guard timeline.last?.name != "closed", !timeline.contains(where: { $0.group == .iceConnectionState && $0.name == "failed" })
-        else { return }
+        guard timeline.last?.name != "closed" else { return }
         if callOpen || phase == .ended || phase == .media {
             mark(.iceConnectionState, "closed")
             mark(.peerConnectionState, "closed")
