@@ -11,9 +11,10 @@ struct FakeTURNServer {
 
     /// `response` as received off the wire (so that its integrity can be checked).
     static func received(_ response: STUNMessage, signed: Bool) throws -> STUNMessage {
-        let bytes = signed
-            ? try response.encoded(integrityKey: try credentials.key(), fingerprint: true) : try response.encoded(fingerprint: true)
-        return try STUNMessage(decoding: bytes)
+        if signed {
+            return try STUNMessage(decoding: try response.encoded(integrityKey: try credentials.key(), fingerprint: true))
+        }
+        return try STUNMessage(decoding: try response.encoded(fingerprint: true))
     }
 
     /// An error response to `request` with `code`, carrying the realm and `nonce` for 401 and 438.
