@@ -70,7 +70,7 @@ public enum ExternalTool {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Data(standardInput).write(to: inputURL)
-            FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+            try Data().write(to: errorURL)
             process.standardInput = try FileHandle(forReadingFrom: inputURL)
             process.standardError = try FileHandle(forWritingTo: errorURL)
             try process.run()

@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test(
-        .enabled(if: coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"),
+        .enabled(if: ICEAgentTests.coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"),
         arguments: [ICEServerURL.Transport.udp, .tcp])
     func relayOnlyMediaFlowsThroughCoturn(transport: ICEServerURL.Transport) async throws {
         let turn = try await TURNServerProcess.start()
@@ -58,7 +58,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"))
+    @Test(.enabled(if: ICEAgentTests.coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"))
     func theEdgeHandsOutRESTCredentialsThatCoturnAccepts() async throws {
         let turn = try await TURNServerProcess.start()
         defer { turn.stop() }
@@ -86,7 +86,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"))
+    @Test(.enabled(if: ICEAgentTests.coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"))
     func refusedTURNCredentialsFailTheRelayOnlyTestWithTheReasonAndAPartialReport() async throws {
         let turn = try await TURNServerProcess.start()
         defer { turn.stop() }

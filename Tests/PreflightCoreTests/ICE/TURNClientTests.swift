@@ -99,7 +99,8 @@ struct FakeTURNServer {
 
     @Test func anUnansweredChannelBindFailsAndTakesItsPermission() throws {
         var client = try FakeTURNServer.allocatedClient()
-        _ = try #require(client.channelBind(peer: Self.peer, now: 1))
+        let requestBytes = client.channelBind(peer: Self.peer, now: 1)
+        _ = try #require(requestBytes)
         let (_, events) = Self.poll(&client, until: 1 + Self.rfcSchedule().giveUp + 1)
         #expect(events.map(\.1) == [.channelBindFailed(peer: Self.peer, nil)])
         #expect(client.channels[Self.peer] == nil)
@@ -110,7 +111,8 @@ struct FakeTURNServer {
 
     @Test func anUnansweredRefreshGivesUpQuietlyAndKeepsTheAllocation() throws {
         var client = try FakeTURNServer.allocatedClient()
-        _ = try #require(client.refresh(lifetime: 600, now: 1))
+        let requestBytes = client.refresh(lifetime: 600, now: 1)
+        _ = try #require(requestBytes)
         let (resent, events) = Self.poll(&client, until: 1 + Self.rfcSchedule().giveUp + 1)
         #expect(resent.count == Self.rfcSchedule().resends.count)
         #expect(events.isEmpty)
@@ -169,7 +171,8 @@ struct FakeTURNServer {
 
     @Test func aStaleNonceIsRetriedWithTheNewNonceAndTheSameKey() throws {
         var client = try FakeTURNServer.allocatedClient()
-        let refresh = try #require(client.refresh(lifetime: 300, now: 10))
+        let refreshBytes = client.refresh(lifetime: 300, now: 10)
+        let refresh = try #require(refreshBytes)
         guard case .resend(let bytes) = client.handle(try FakeTURNServer.error(to: refresh, code: 438, nonce: "n2"), now: 10.1) else {
             Issue.record("no resend after 438")
             return
@@ -244,7 +247,8 @@ struct FakeTURNServer {
 
     @Test func refreshingWithLifetimeZeroDeletesTheAllocation() throws {
         var client = try FakeTURNServer.allocatedClient()
-        let refresh = try #require(client.refresh(lifetime: 0, now: 5))
+        let refreshBytes = client.refresh(lifetime: 0, now: 5)
+        let refresh = try #require(refreshBytes)
         #expect(try STUNMessage(decoding: refresh).lifetime == 0)
         #expect(client.handle(try FakeTURNServer.success(to: refresh), now: 5.1) == .refreshed(lifetime: 0))
         #expect(client.state == .closed)
@@ -259,9 +263,12 @@ struct FakeTURNServer {
 
     @Test func channelsAreNumberedFrom0x4000OnePerPeerAndCarryTheData() throws {
         var client = try FakeTURNServer.allocatedClient()
-        let first = try #require(client.channelBind(peer: Self.peer, now: 1))
-        let second = try #require(client.channelBind(peer: Self.otherPeer, now: 1))
-        let again = try #require(client.channelBind(peer: Self.peer, now: 2))  // a refresh of the same binding
+        let firstBytes = client.channelBind(peer: Self.peer, now: 1)
+        let first = try #require(firstBytes)
+        let secondBytes = client.channelBind(peer: Self.otherPeer, now: 1)
+        let second = try #require(secondBytes)
+        let againBytes = client.channelBind(peer: Self.peer, now: 2)  // a refresh of the same binding
+        let again = try #require(againBytes)
         let numbers = try [first, second, again].map { try STUNMessage(decoding: $0).channelNumber }
         #expect(numbers == [0x4000, 0x4001, 0x4000])
         #expect(try STUNMessage(decoding: first).xorPeerAddress == Self.peer)
@@ -280,7 +287,8 @@ struct FakeTURNServer {
 
     @Test func overAStreamChannelDataIsPaddedToFourBytes() throws {
         var client = try FakeTURNServer.allocatedClient(isStream: true)
-        let bind = try #require(client.channelBind(peer: Self.peer, now: 1))
+        let bindBytes = client.channelBind(peer: Self.peer, now: 1)
+        let bind = try #require(bindBytes)
         _ = client.handle(try FakeTURNServer.success(to: bind), now: 1.1)
         for length in 0...8 {
             let wrapped = try #require(client.wrap([UInt8](repeating: 7, count: length), to: Self.peer))
