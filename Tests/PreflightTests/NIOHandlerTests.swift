@@ -70,6 +70,7 @@ func collect(_ stream: AsyncStream<Datagram>) async -> [Datagram] {
     @Test func mediaReceiverKeepsTheSocketAfterAnICMPError() async throws {
         let peer = try #require(Self.peer)
         let (stream, _) = try Self.mediaReceiver { channel in
+            try channel.connect(to: peer).wait()
             try channel.writeInbound(AddressedEnvelope(remoteAddress: peer, data: ByteBuffer(bytes: [1])))
             channel.pipeline.fireErrorCaught(IOError(errnoCode: 111, reason: "recvmsg: connection refused"))
             // The error is swallowed (not left for the channel to throw) and the socket stays open.

@@ -78,6 +78,8 @@ import Testing
         let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
         try harness.channel.writeInbound(ByteBuffer(string:
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n"))
+        // The pipeline is rebuilt for the WebSocket in tasks the event loop runs next.
+        harness.channel.embeddedEventLoop.run()
         #expect(harness.upgraded == true)
         _ = try harness.channel.finish(acceptAlreadyClosed: true)
     }
