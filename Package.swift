@@ -131,6 +131,8 @@ let package = Package(
             name: "PreflightCoreTests",
             dependencies: [
                 "PreflightCore",
+                // ExternalTool: the skip rule for tests that need tshark or python3.
+                "PreflightTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Fixtures")],
@@ -159,6 +161,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // EmbeddedChannel tests of PreflightNIO's handlers.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],

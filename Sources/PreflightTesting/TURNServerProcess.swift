@@ -23,14 +23,11 @@ public struct TURNServerProcess: Sendable {
     /// Where coturn logs.
     public let logFile: String
 
-    /// The `turnserver` executable on `PATH`, if installed.
+    /// The `turnserver` executable on `PATH`, if installed: the same lookup as the tests' skip
+    /// rule (``ExternalTool/canRun(needing:root:)``), so a test skipped for a missing coturn and
+    /// one that starts it agree.
     public static var executable: URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/sbin"] {
-            let candidate = URL(fileURLWithPath: directory).appendingPathComponent("turnserver")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        return nil
+        ExternalTool.path(of: "turnserver").map { URL(fileURLWithPath: $0) }
     }
 
     /// Starts coturn on `host` and waits until it accepts TCP connections.

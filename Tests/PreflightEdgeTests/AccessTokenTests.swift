@@ -59,7 +59,7 @@ import Testing
         #expect(claims.grants.identity == "alice")
         #expect(claims.grants.voice?.outgoing?.applicationSID == Self.application)
         #expect(claims.exp == Self.now.timeIntervalSince1970 + 3600)
-        // The header is the vendor's shape.
+        // The header is Twilio's shape.
         let headerPart = try #require(token.split(separator: ".").first)
         var text = String(headerPart)
         text += String(repeating: "=", count: (4 - text.count % 4) % 4)

@@ -43,7 +43,7 @@ import Testing
             #expect(partial.selectedIceCandidatePair != nil)
             #expect(partial.error?.code == 31008)
             #expect(partial.networkTiming.preflightTest != nil)
-            #expect(test.report == PreflightReport())  // empty unless completed, as the vendor's
+            #expect(test.report == PreflightReport())  // empty unless completed, as Twilio's SDK
             #expect(test.partialReport.statsSamples.count == partial.statsSamples.count)
             // A stop after the end changes nothing.
             test.stop()

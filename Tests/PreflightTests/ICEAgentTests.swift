@@ -8,6 +8,9 @@ import Testing
 
 /// The SDK's ICE agent end to end on loopback: a local edge and coturn (CI installs it).
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ICEAgentTests {
+    /// Whether the tests that start coturn run: skipped without it outside CI, fail without it under CI=true.
+    static let coturn = ExternalTool.canRun(needing: "turnserver")
+
     static func outcome(of test: PreflightTest) async -> Result<PreflightReport, PreflightError> {
         for await event in test.events() {
             switch event {
@@ -19,7 +22,9 @@ import Testing
         return .failure(PreflightError(code: .cancelled, message: "no result"))
     }
 
-    @Test(arguments: [ICEServerURL.Transport.udp, .tcp])
+    @Test(
+        .enabled(if: ICEAgentTests.coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"),
+        arguments: [ICEServerURL.Transport.udp, .tcp])
     func relayOnlyMediaFlowsThroughCoturn(transport: ICEServerURL.Transport) async throws {
         let turn = try await TURNServerProcess.start()
         defer { turn.stop() }
@@ -53,7 +58,8 @@ import Testing
         }
     }
 
-    @Test func theEdgeHandsOutRESTCredentialsThatCoturnAccepts() async throws {
+    @Test(.enabled(if: ICEAgentTests.coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"))
+    func theEdgeHandsOutRESTCredentialsThatCoturnAccepts() async throws {
         let turn = try await TURNServerProcess.start()
         defer { turn.stop() }
         var configuration = LocalEdge.configuration()
@@ -80,7 +86,8 @@ import Testing
         }
     }
 
-    @Test func refusedTURNCredentialsFailTheRelayOnlyTestWithTheReasonAndAPartialReport() async throws {
+    @Test(.enabled(if: ICEAgentTests.coturn, "needs coturn's turnserver on PATH (apt-get install coturn)"))
+    func refusedTURNCredentialsFailTheRelayOnlyTestWithTheReasonAndAPartialReport() async throws {
         let turn = try await TURNServerProcess.start()
         defer { turn.stop() }
         let credentials = turn.credentials()
@@ -127,29 +134,13 @@ import Testing
         }
     }
 
-    /// A self-signed certificate for 127.0.0.1 made with the openssl command (Debian `openssl`).
-    static func selfSignedCertificate() throws -> (cert: String, key: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let cert = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "openssl could not make a certificate (apt-get install openssl)")
-        return (cert, key)
-    }
-
-    @Test func relayOverTLSThroughCoturnVerifiesTheServerCertificate() async throws {
-        let certificate = try Self.selfSignedCertificate()
-        let turn = try await TURNServerProcess.start(certificate: certificate)
+    @Test(.enabled(
+        if: ExternalTool.canRun(needing: "turnserver", "openssl"),
+        "needs coturn's turnserver and openssl on PATH (apt-get install coturn openssl)"))
+    func relayOverTLSThroughCoturnVerifiesTheServerCertificate() async throws {
+        let certificate = try TestCertificate.make()
+        defer { certificate.remove() }
+        let turn = try await TURNServerProcess.start(certificate: (certificate.cert, certificate.key))
         defer { turn.stop() }
         let url = try #require(turn.tlsURL)
         let credentials = turn.credentials()

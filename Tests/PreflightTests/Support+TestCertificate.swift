@@ -1,11 +1,12 @@
 import Foundation
+import PreflightTesting
 import Testing
 
 /// A self-signed certificate made with the `openssl` command for the test (Debian `openssl`),
 /// valid for 127.0.0.1, ::1 and localhost, in a fresh temporary directory.
 ///
 /// Under `CI=true` a missing openssl is a failure; elsewhere the tests that need it are
-/// disabled and the run says why.
+/// skipped and the run says why (``ExternalTool/canRun(needing:root:)``).
 struct TestCertificate {
     /// The certificate's PEM file (it is its own CA).
     let cert: String
@@ -15,15 +16,7 @@ struct TestCertificate {
     let directory: URL
 
     /// The openssl executable on `PATH`, if any.
-    static var openssl: String? {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        return directories.map { "\($0)/openssl" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    /// Whether tests that need openssl run: when it is installed, and always under CI.
-    static var shouldRun: Bool {
-        openssl != nil || ProcessInfo.processInfo.environment["CI"] == "true"
-    }
+    static var openssl: String? { ExternalTool.path(of: "openssl") }
 
     /// Makes a fresh certificate and key.
     /// - Throws: when openssl is missing (recorded as an issue) or fails.

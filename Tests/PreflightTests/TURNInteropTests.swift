@@ -9,8 +9,12 @@ import PreflightTesting
 import Testing
 
 /// Our STUN and TURN clients against coturn, the TURN server deployments run, on loopback; and
-/// the SDK's ICE agent through it. Without coturn these tests fail (CI installs it).
-@Suite(.serialized, .timeLimit(.minutes(1))) struct TURNInteropTests {
+/// the SDK's ICE agent through it.
+@Suite(
+    .serialized, .timeLimit(.minutes(1)),
+    // Needs coturn: skipped without it outside CI, fails without it under CI=true (ExternalTool).
+    .enabled(if: ExternalTool.canRun(needing: "turnserver"), "needs coturn's turnserver on PATH (apt-get install coturn)"))
+struct TURNInteropTests {
     /// Sends `bytes` to `server` from `socket` and returns the first received message `accept`
     /// takes (loopback: no retransmission; the suite's time limit ends a silent server).
     static func exchange(

@@ -1,4 +1,4 @@
-/// An output of the ``CallStateMachine``: one `TVOCallDelegate` callback of 001_eda231ff5713ef67.txt.
+/// An output of the ``CallStateMachine``: one `TVOCallDelegate` callback ("Twilio Voice SDK: TVOCall").
 public enum CallCallback: Sendable, Equatable {
     /// `callDidStartRinging:`.
     case didStartRinging

@@ -1,4 +1,4 @@
-/// An Insights event of the `connection` group of 001_eda231ff5713ef67.txt; the raw value is the
+/// An Insights event of the `connection` group ("Twilio Voice SDK: TVOCall", Insights); the raw value is the
 /// event name.
 public enum CallInsightsEvent: String, Sendable, Hashable, Codable, CaseIterable {
     /// "Audio input of the call is muted by calling [TVOCall setMuted:] with YES."

@@ -1,4 +1,4 @@
-/// Which side of the call this device is, which decides the call's lifecycle (001_eda231ff5713ef67.txt:
+/// Which side of the call this device is, which decides the call's lifecycle ("Twilio Voice SDK: TVOCall":
 /// "Devices that initiate an outbound call represent the caller and devices that receive a
 /// TVOCallInvite represent the callee").
 public enum CallRole: String, Sendable, Hashable, Codable, CaseIterable {

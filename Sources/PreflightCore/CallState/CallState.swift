@@ -1,4 +1,4 @@
-/// The state of a call, as `TVOCallState` of 001_eda231ff5713ef67.txt.
+/// The state of a call, as `TVOCallState` of "Twilio Voice SDK: TVOCall" (docs/references.md).
 ///
 /// "All TVOCall instances start in TVOCallStateConnecting and end in TVOCallStateDisconnected."
 public enum CallState: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,10 +1,10 @@
-/// The lifecycle of a call (`TVOCall` of 001_eda231ff5713ef67.txt) as a pure transition function.
+/// The lifecycle of a call (`TVOCall`, "Twilio Voice SDK: TVOCall") as a pure transition function.
 ///
 /// Feed it ``CallEvent``s; each ``handle(_:)`` returns the new state, the states entered, the
 /// `TVOCallDelegate` callbacks to deliver and the Insights `connection` events to report. It reads
 /// no clock and does no I/O.
 ///
-/// Rules, from the seed's tables and text:
+/// Rules, from Twilio's tables and text:
 /// - Every call starts in ``CallState/connecting`` and ends in ``CallState/disconnected``; every
 ///   connected call passes through ``CallState/ringing`` first.
 /// - Caller, answerOnBridge false (the default): "callDidConnect will be emitted immediately after
@@ -12,7 +12,7 @@
 ///   Caller, answerOnBridge true: "emit the callDidConnect callback only until the call is
 ///   answered", so connected waits for ``CallEvent/answered``.
 /// - Callee: it has accepted the invite, so as for a caller without answerOnBridge ``CallEvent/ringing``
-///   connects at once (the seed's callee rows: didStartRinging, didConnect); `answerOnBridge`, a
+///   connects at once (Twilio's callee rows: didStartRinging, didConnect); `answerOnBridge`, a
 ///   caller-side TwiML flag, is ignored.
 /// - Disconnecting before connected gives didDisconnect (no error); a fatal error before connected
 ///   gives didFailToConnect, after it didDisconnect with the error.
@@ -24,9 +24,9 @@
 ///   callDidReconnect: callback when reconnection is successful"; signaling and media recover
 ///   independently, so one network change may give two such pairs.
 ///
-/// Choices where the seed is silent:
+/// Choices where Twilio's document is silent:
 /// - ``CallEvent/answered`` while connecting (no ringing seen) passes through ringing, keeping the
-///   seed's connecting → ringing → connected sequence; it reports `accepted-by-remote` only when it
+///   documented connecting → ringing → connected sequence; it reports `accepted-by-remote` only when it
 ///   connects the call, and is ignored once connected.
 /// - ``CallEvent/remoteHangup`` before connected (the remote rejected or never answered) is a
 ///   didDisconnect without error, reported as `disconnected-by-remote`.

@@ -1,5 +1,5 @@
 extension PreflightError.Code {
-    // MARK: Calls and signaling (the vendor's published codes where one exists)
+    // MARK: Calls and signaling (Twilio's published codes where one exists)
 
     /// 31000: a general call error the edge reported without a more specific code.
     public static let generalCallError = Self(31000)

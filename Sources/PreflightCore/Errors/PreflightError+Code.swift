@@ -1,5 +1,5 @@
 extension PreflightError.Code {
-    // MARK: Test lifecycle (vendor codes, 000_9ed1e877f5b4b729.txt)
+    // MARK: Test lifecycle (Twilio's codes, "Twilio Voice SDK: PreflightTest", docs/references.md)
 
     /// 31008: the test or call was cancelled, e.g. by `stop()`.
     public static let cancelled = Self(31008)

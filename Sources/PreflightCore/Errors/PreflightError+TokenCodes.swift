@@ -1,5 +1,5 @@
 extension PreflightError.Code {
-    // MARK: Access tokens (the vendor's published codes)
+    // MARK: Access tokens (Twilio's published codes)
 
     /// 20101: the access token is not a valid token (not a JWT, undecodable parts).
     public static let invalidAccessToken = Self(20101)

@@ -152,15 +152,23 @@ public struct TURNClient: Sendable {
         return (peer, message.data)
     }
 
+    /// The first retransmission timeout over UDP, RTO (RFC 8489 §6.2.1), seconds.
+    public static let initialRetransmissionTimeout = 0.5
+    /// How many times a request is sent over UDP, Rc (RFC 8489 §6.2.1).
+    public static let maximumTransmissions = 7
+    /// How many RTOs the client waits for an answer after the last transmission, Rm (RFC 8489 §6.2.1).
+    public static let lastTransmissionWaitFactor = 16.0
+
     /// Requests to send again (UDP only): those whose retransmission timer expired (RFC 8489
-    /// §6.2.1: 500 ms doubling, 7 transmissions). A request out of transmissions fails: an
-    /// Allocate fails the allocation with ``Event/failed(_:_:)``.
+    /// §6.2.1: RTO 500 ms doubling, Rc = 7 transmissions, then Rm × RTO = 8 s for the last
+    /// answer). A request out of transmissions fails: an Allocate fails the allocation with
+    /// ``Event/failed(_:_:)``, a ChannelBind gives ``Event/channelBindFailed(peer:_:)``.
     public mutating func retransmissions(now: Double) -> (resend: [[UInt8]], events: [Event]) {
         guard !isStream else { return ([], []) }
         var resend: [[UInt8]] = []
         var events: [Event] = []
         for (id, entry) in pending where entry.nextRetransmit <= now {
-            if entry.transmissions >= 7 {
+            if entry.transmissions >= Self.maximumTransmissions {
                 pending[id] = nil
                 switch entry.request {
                 case .allocate:
@@ -177,7 +185,9 @@ public struct TURNClient: Sendable {
             var next = entry
             next.transmissions += 1
             next.timeout *= 2
-            next.nextRetransmit = now + next.timeout
+            // After the last transmission the wait is Rm × RTO, not one more doubling.
+            next.nextRetransmit = now + (next.transmissions == Self.maximumTransmissions
+                ? Self.lastTransmissionWaitFactor * Self.initialRetransmissionTimeout : next.timeout)
             pending[id] = next
             resend.append(entry.bytes)
         }
@@ -365,7 +375,8 @@ public struct TURNClient: Sendable {
         }
         guard let bytes else { return nil }
         pending[message.transactionID] = Pending(
-            request: request, bytes: bytes, transmissions: 1, timeout: 0.5, nextRetransmit: now + 0.5, retries: retries)
+            request: request, bytes: bytes, transmissions: 1, timeout: Self.initialRetransmissionTimeout,
+            nextRetransmit: now + Self.initialRetransmissionTimeout, retries: retries)
         return bytes
     }
 }

@@ -1,7 +1,7 @@
 /// Turns the packets of a test call into one-second ``StatsSample``s: the measurement engine of
 /// the SDK's preflight test, pure (every time is passed in) so that it is tested without sockets.
 ///
-/// Definitions (design.md §4, docs/measurement.md):
+/// Definitions (docs/measurement.md):
 /// - **rtt**: mean of the round trips measured in the second (echo: receive − send − edge hold;
 ///   record-playback: RTCP LSR/DLSR); the last known value when none arrived in it; 0 before any.
 /// - **jitter**: RFC 3550 interarrival jitter of the worse direction (the call is as good as its

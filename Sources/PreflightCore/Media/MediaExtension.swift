@@ -1,6 +1,6 @@
 /// The RTP header extension elements of Preflight's test media (RFC 8285 one-byte form, profile
 /// `0xBEDE`). They turn the edge's echo into a measurement: per-packet RTT with the edge's hold
-/// time removed, and loss and jitter split into uplink and downlink (design.md §3–§4).
+/// time removed, and loss and jitter split into uplink and downlink (docs/protocol.md, docs/measurement.md).
 ///
 /// | ID | bytes | who writes it | content |
 /// |---|---|---|---|

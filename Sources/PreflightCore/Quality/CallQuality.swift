@@ -1,7 +1,7 @@
-/// The report's `callQuality` (000_9ed1e877f5b4b729.txt), from the average MOS of the test.
+/// The report's `callQuality` ("Twilio Voice SDK: PreflightTest"), from the average MOS of the test.
 ///
 /// Bands: excellent above 4.2; great 4.1 to 4.2 inclusive; good from 3.7 up to 4.1; fair from
-/// 3.1 up to 3.7; degraded below 3.1. The seed lists good as 3.7–4.0 and fair as 3.1–3.6 and
+/// 3.1 up to 3.7; degraded below 3.1. Twilio lists good as 3.7–4.0 and fair as 3.1–3.6 and
 /// degraded as 3.0 or below, which leaves 4.0–4.1, 3.6–3.7 and 3.0–3.1 unassigned; these bands
 /// are contiguous instead, each lower bound inclusive. Encodes as its Int.
 public enum CallQuality: Int, Sendable, Hashable, Codable, CaseIterable {

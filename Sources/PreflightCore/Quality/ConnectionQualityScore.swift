@@ -1,4 +1,4 @@
-/// 100ms's `connectionQualityScore` (003_df7c7dcc706eaa7e.txt): a floating value from 0 to 5,
+/// 100ms's `connectionQualityScore` ("100ms: Pre-call diagnostics"): a floating value from 0 to 5,
 /// 5 best.
 ///
 /// Derived from MOS linearly: (MOS − 1)/(4.5 − 1)·5, clamped to [0, 5], so MOS 1 is 0 and MOS 4.5

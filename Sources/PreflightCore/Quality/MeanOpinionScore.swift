@@ -1,4 +1,5 @@
-/// The simplified E-model MOS of design.md §4, the formula of Twilio's open-source voice SDK.
+/// The simplified E-model MOS, the formula of Twilio's open-source voice SDK (docs/measurement.md,
+/// "MOS"; docs/references.md).
 ///
 /// ```
 /// eL = rtt + 2·jitter + 10                       (ms)

@@ -1,4 +1,5 @@
-/// Telnyx's network-metric guidelines (004_fb339b4fc728d1b3.txt) as contiguous bands.
+/// Telnyx's network-metric guidelines ("Telnyx: Pre-call diagnosis", docs/references.md) as
+/// contiguous bands.
 ///
 /// | metric | excellent | good | fair | poor |
 /// |---|---|---|---|---|

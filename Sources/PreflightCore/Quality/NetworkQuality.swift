@@ -1,4 +1,4 @@
-/// Agora's network quality rating (002_2ea581f2a4b545ed.txt, `AgoraNetworkQuality`), with
+/// Agora's network quality rating ("Agora: Last-mile network probe test", `AgoraNetworkQuality`), with
 /// Agora's raw values.
 ///
 /// ``init(rtt:jitter:packetLossPercent:packetsReceived:)`` rates a measurement window:

@@ -1,4 +1,4 @@
-/// Telnyx's call-quality category (004_fb339b4fc728d1b3.txt, "MOS Score Guidelines").
+/// Telnyx's call-quality category ("Telnyx: Pre-call diagnosis", "MOS Score Guidelines").
 ///
 /// From MOS: 4.0 and above excellent, 3.0 up to 4.0 good, 2.0 up to 3.0 fair, below 2.0 poor;
 /// no MOS (nil) or NaN is unknown. Lower bounds are inclusive, so the bands are contiguous.

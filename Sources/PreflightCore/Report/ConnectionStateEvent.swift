@@ -1,4 +1,4 @@
-/// One state change of the connection, as the Insights events of 001_eda231ff5713ef67.txt name
+/// One state change of the connection, as the Insights events of "Twilio Voice SDK: TVOCall" name
 /// them: the report's added `timeline` field records them in order with their times.
 public struct ConnectionStateEvent: Sendable, Hashable, Codable {
     /// The Insights group of a state change.

@@ -1,5 +1,5 @@
-/// One ICE candidate, in the shape of the reference report's `iceCandidates` entries
-/// (WebRTC `RTCIceCandidateStats` as the vendor's mobile SDK writes it).
+/// One ICE candidate, in the shape of the example report's `iceCandidates` entries
+/// (WebRTC `RTCIceCandidateStats` as Twilio's Voice mobile SDK writes it).
 public struct ICECandidateStats: Sendable, Hashable, Codable {
     /// host, srflx, prflx or relay.
     public var candidateType: ICECandidateType

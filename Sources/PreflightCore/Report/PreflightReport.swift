@@ -1,7 +1,7 @@
 /// The report of a preflight test call.
 ///
 /// Field names and JSON shapes are exactly those of the example report in
-/// 000_9ed1e877f5b4b729.txt, so dashboards built for it read ours unchanged: `isTurnRequired` is a
+/// "Twilio Voice SDK: PreflightTest" (docs/references.md), so dashboards built for it read ours unchanged: `isTurnRequired` is a
 /// JSON *string* (`"true"`/`"false"`, absent when no pair was selected) and the stats samples'
 /// `timestamp` is a string. Fields Preflight adds go beside these in later versions, never in
 /// place of them. All times are milliseconds since the Unix epoch; all durations milliseconds.
@@ -48,7 +48,7 @@ public struct PreflightReport: Sendable, Hashable, Codable {
     /// Why the test ended: `"completed"`, or the failure's code and message for a partial report.
     public var error: ReportError?
     /// The connection's state changes in order (ICE gathering, ICE connection, peer connection,
-    /// signaling, candidates), with their times: the Insights events of 001_eda231ff5713ef67.txt.
+    /// signaling, candidates), with their times: the Insights events of "Twilio Voice SDK: TVOCall".
     public var timeline: [ConnectionStateEvent] = []
     /// Every candidate pair the ICE agent formed, with its checks' outcome.
     public var iceCandidatePairs: [ICECandidatePairRecord] = []

@@ -1,6 +1,6 @@
 /// A call-quality warning, as raised and cleared by the ``WarningsEngine``.
 ///
-/// The raw values are the event names of 001_eda231ff5713ef67.txt and of the reference report's
+/// The raw values are the event names of "Twilio Voice SDK: TVOCall" (Insights) and of the example report's
 /// `warnings[].name`.
 public enum QualityWarning: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     /// Three of the last five RTT samples above 400 ms; cleared when all five are below 400 ms.

@@ -1,7 +1,7 @@
 /// One stats sample, taken once a second during a test call.
 ///
-/// Field names and JSON shapes are those of the `statsSamples` entries of the reference report
-/// (000_9ed1e877f5b4b729.txt), so that existing dashboards read ours. Note that `timestamp` is a
+/// Field names and JSON shapes are those of the `statsSamples` entries of the example report
+/// of "Twilio Voice SDK: PreflightTest" (docs/references.md), so that existing dashboards read ours. Note that `timestamp` is a
 /// JSON *string* there (milliseconds since the Unix epoch with six decimals); this type keeps it
 /// as a number in Swift and writes it as such a string.
 public struct StatsSample: Sendable, Hashable, Codable {
@@ -11,7 +11,7 @@ public struct StatsSample: Sendable, Hashable, Codable {
     public var rtt: Double
     /// RFC 3550 interarrival jitter of the received stream, in milliseconds.
     public var jitter: Double
-    /// Mean opinion score, 1.0 to 4.5 (design.md §4 formula).
+    /// Mean opinion score, 1.0 to 4.5 (``MeanOpinionScore``, docs/measurement.md).
     public var mos: Double
     /// Cumulative packets lost (expected minus received, RFC 3550; duplicates and reordering are not loss).
     public var packetsLost: Int

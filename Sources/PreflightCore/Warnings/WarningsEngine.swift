@@ -5,8 +5,8 @@
 /// (``raisedRecords``) and `warningsCleared` (``clearedRecords``). No clock is read: record
 /// timestamps come from the samples.
 ///
-/// The rules are those of the Insights tables of 001_eda231ff5713ef67.txt, quoted on each constant
-/// below. Where the seed is silent, the choices made are:
+/// The rules are those of the Insights tables of "Twilio Voice SDK: TVOCall" (docs/references.md), quoted on each constant
+/// below. Where that document is silent, the choices made are:
 /// - **Windows that are not yet full.** A 3-of-5 warning may be raised as soon as three samples of
 ///   the (up to five) window cross the threshold, but clearing needs a full window of five, all on
 ///   the good side. Loss needs a full window of seven samples and the audio rules a full window of
@@ -28,7 +28,7 @@
 /// - **Non-finite values.** A NaN compares false with every threshold, so it neither raises nor
 ///   clears a 3-of-5 warning; an average or deviation that is NaN raises and clears nothing.
 public struct WarningsEngine: Sendable, Hashable {
-    // MARK: Thresholds of 001_eda231ff5713ef67.txt
+    // MARK: Thresholds of "Twilio Voice SDK: TVOCall"
 
     /// "Three out of last five RTT samples show greater than 400 ms." / "high-rtt warning cleared if
     /// last five RTT samples are lower than 400 ms." (ms)
@@ -185,7 +185,7 @@ public struct WarningsEngine: Sendable, Hashable {
 
     /// constant-audio-*-level: with a full window of ten, raised when the population standard
     /// deviation is at most 1 % of 32767 (327.67), cleared when it is above 3 % (983.01). The
-    /// record's value and threshold are percentages of 32767 (the seed's `"0.305590"` /
+    /// record's value and threshold are percentages of 32767 (the example report's `"0.305590"` /
     /// `"1.000000"` is a standard deviation of about 100.13).
     private mutating func evaluateAudioLevel(
         _ warning: QualityWarning,

@@ -1,6 +1,7 @@
 import JWTKit
 
-/// The claims of an access token, shaped like the vendor's access tokens (design.md §3): the API
+/// The claims of an access token, shaped like Twilio's access tokens ("Twilio Voice SDK: access
+/// tokens", docs/references.md): the API
 /// key as issuer, the account as subject, and grants for an identity and its voice application.
 ///
 /// Times are JSON numbers of seconds since the Unix epoch (RFC 7519 NumericDate).

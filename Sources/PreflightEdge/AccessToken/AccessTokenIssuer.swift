@@ -2,7 +2,7 @@ import Foundation
 import JWTKit
 import PreflightCore
 
-/// Mints access tokens: JWTs signed with HS256 by an API key's secret, in the vendor's shape
+/// Mints access tokens: JWTs signed with HS256 by an API key's secret, in Twilio's shape
 /// (header `typ: JWT`, `cty: twilio-fpa;v=1`; claims ``AccessTokenClaims``). `preflight token`
 /// uses it; deployments mint tokens on their own servers the same way.
 public struct AccessTokenIssuer: Sendable {

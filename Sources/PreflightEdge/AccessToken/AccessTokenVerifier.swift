@@ -3,7 +3,7 @@ import JWTKit
 import PreflightCore
 
 /// Verifies access tokens against the edge's API keys and says precisely why a token is refused,
-/// with the vendor's codes (docs/errors.md): 20101 not a token, 20102 header (anything but HS256,
+/// with Twilio's codes (docs/errors.md): 20101 not a token, 20102 header (anything but HS256,
 /// `alg: none` included, or a `crit` header), 20103 unknown issuer, no subject or a subject that is
 /// not the key's account, 20107 bad signature, 20104 expired or no valid expiry, 20105 not yet
 /// valid (`nbf` or `iat` in the future), 20157 lifetime over the maximum, 20106 missing grants.
@@ -12,10 +12,10 @@ import PreflightCore
 /// any arithmetic, so no value in a validly signed token can trap a conversion.
 ///
 /// The signature is checked with jwt-kit, using the secret of the key named by the `iss` claim
-/// (the vendor's tokens carry no `kid`); the header and claims are checked here so each failure
+/// (Twilio's tokens carry no `kid`); the header and claims are checked here so each failure
 /// gets its own code.
 public struct AccessTokenVerifier: Sendable {
-    /// The `cty` header value of the vendor's access tokens.
+    /// The `cty` header value of Twilio's access tokens.
     public static let contentType = "twilio-fpa;v=1"
 
     /// What the verifier accepts.

@@ -23,7 +23,8 @@ struct SignalingSession {
         case message(SignalingMessage)
         case malformed(PreflightError)
         case closed
-        case timeout(phase: Int)
+        /// The timer of the phase with this number expired (``Phase`` changes count up from 0).
+        case timeout(phaseNumber: Int)
         case applicationFinished(reason: String, code: PreflightError.Code?)
     }
 
@@ -63,7 +64,7 @@ struct SignalingSession {
             group.addTask {
                 try await read(inbound, into: continuation, state: reader)
             }
-            await coordinate(events: events, continuation: continuation, outbound: outbound)
+            await handleEventsUntilTheSessionEnds(events, postingTo: continuation, replyingOn: outbound)
             continuation.finish()
             // From now on the reader discards what arrives instead of parsing it.
             reader.sessionEnded.store(true, ordering: .releasing)
@@ -139,19 +140,26 @@ struct SignalingSession {
         deliver(.closed)
     }
 
-    private func coordinate(
-        events: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation, outbound: WebSocketOutboundWriter
+    /// The session's one owner: takes the events in order, moves the session through its phases
+    /// (hello, invite, call), answers on `outbound`, and posts its own events (a phase's timeout,
+    /// the record-playback application's end) to `continuation`. Returns when the session ends,
+    /// after releasing its media session and admission.
+    private func handleEventsUntilTheSessionEnds(
+        _ events: AsyncStream<Event>, postingTo continuation: AsyncStream<Event>.Continuation,
+        replyingOn outbound: WebSocketOutboundWriter
     ) async {
         let configuration = edge.configuration
         var phase = Phase.awaitingHello
-        var phaseID = 0
+        // Counts phase changes: a timer's event carries the number of the phase that started it, so
+        // the timer of a phase already left is ignored.
+        var phaseNumber = 0
         var admission: SessionAdmissions.Holder?
         await withTaskGroup(of: Void.self) { timers in
             func startTimer(_ duration: Duration) {
-                let id = phaseID
+                let number = phaseNumber
                 timers.addTask {
                     try? await Task.sleep(for: duration)
-                    if !Task.isCancelled { continuation.yield(.timeout(phase: id)) }
+                    if !Task.isCancelled { continuation.yield(.timeout(phaseNumber: number)) }
                 }
             }
             func send(_ message: SignalingMessage) async {
@@ -177,7 +185,7 @@ struct SignalingSession {
                 case (.malformed(let error), _):
                     await fail(error, callSid: phase.callSid)
                     disposition = .end
-                case (.timeout(let id), _) where id != phaseID:
+                case (.timeout(let number), _) where number != phaseNumber:
                     continue loop
                 case (.timeout, .awaitingHello), (.timeout, .awaitingInvite):
                     await fail(PreflightError(
@@ -203,7 +211,7 @@ struct SignalingSession {
                             edge: configuration.edgeName, sessionId: "SS" + Self.hex(&random, bytes: 16),
                             iceServers: iceServers(for: claims))))
                         phase = .awaitingInvite(claims)
-                        phaseID += 1
+                        phaseNumber += 1
                         startTimer(configuration.signalingTimeout)
                         disposition = .proceed
                     } catch {
@@ -214,7 +222,7 @@ struct SignalingSession {
                     do throws(PreflightError) {
                         let (callSid, ufrag, application) = try await answer(invite, claims: claims, send: send)
                         phase = .inCall(callSid: callSid, ufrag: ufrag)
-                        phaseID += 1
+                        phaseNumber += 1
                         startTimer(configuration.maximumTestDuration)
                         if application == .recordPlayback {
                             timers.addTask {

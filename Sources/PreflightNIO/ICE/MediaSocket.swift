@@ -57,7 +57,7 @@ public final class MediaSocket: Sendable {
         try? await channel.close()
     }
 
-    private final class Receiver: ChannelInboundHandler, Sendable {
+    final class Receiver: ChannelInboundHandler, Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
         let continuation: AsyncStream<Datagram>.Continuation
 

@@ -68,7 +68,7 @@ public final class TURNStreamConnection: Sendable {
         try? await channel.close()
     }
 
-    private final class Receiver: ChannelInboundHandler, @unchecked Sendable {
+    final class Receiver: ChannelInboundHandler, @unchecked Sendable {
         // Touched only on the channel's event loop.
         typealias InboundIn = ByteBuffer
         let server: SocketAddress

@@ -77,7 +77,7 @@ struct SignalingClientChannel: ClientConnectionChannel {
 /// Closes the connection when the edge closes its side. The client bootstrap allows half-closed
 /// connections, with which an edge that closes without answering the upgrade (a TLS port
 /// spoken to in plain text, a refused connection) would leave the upgrade waiting forever.
-private final class CloseOnInputClosedHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class CloseOnInputClosedHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

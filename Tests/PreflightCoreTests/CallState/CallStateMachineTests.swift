@@ -1,7 +1,7 @@
 import PreflightCore
 import Testing
 
-/// Errors used as end reasons; codes are the vendor's (TVOErrorSignalingConnectionDisconnectedError
+/// Errors used as end reasons; codes are Twilio's (TVOErrorSignalingConnectionDisconnectedError
 /// 53001, TVOErrorMediaConnectionError 53405, a connection failure 31005).
 enum CallErrors {
     static let signalingLost = PreflightError(code: .init(53001), message: "signaling connection disconnected")
@@ -9,7 +9,7 @@ enum CallErrors {
     static let connectFailed = PreflightError(code: .init(31005), message: "connection error")
 }
 
-/// One row of the seed's scenario tables: events in, exact callbacks and states out.
+/// One row of the scenario tables of "Twilio Voice SDK: TVOCall": events in, exact callbacks and states out.
 struct CallScenario: Sendable, CustomStringConvertible {
     var description: String
     var role: CallRole
@@ -36,7 +36,7 @@ struct CallScenario: Sendable, CustomStringConvertible {
     }
 }
 
-/// The four end reasons of the seed's last rows, as seen by each role.
+/// The four end reasons of those tables' last rows, as seen by each role.
 enum EndReason: CaseIterable {
     case callerDisconnects, calleeDisconnects, onDeviceError, errorBetweenParties
 
@@ -196,7 +196,7 @@ enum EndReason: CaseIterable {
     }
 
     @Test func reconnectsAfterSignalingThenMediaLoss() {
-        // The seed's example: one network change, two independent recoveries.
+        // Twilio's example: one network change, two independent recoveries.
         let scenario = CallScenario(
             description: "signaling then media reconnect", role: .caller,
             events: [.ringing, .connectionInterrupted(CallErrors.signalingLost), .reconnected,

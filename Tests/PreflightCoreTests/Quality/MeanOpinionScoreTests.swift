@@ -1,7 +1,7 @@
 import PreflightCore
 import Testing
 
-/// MOS from R written out by hand (design.md §4), independent of the implementation.
+/// MOS from R written out by hand (docs/measurement.md, "MOS"), independent of the implementation.
 private func handMOS(_ r: Double) -> Double {
     1 + 0.035 * r + 0.000007 * r * (r - 60) * (100 - r)
 }

@@ -1,0 +1,41 @@
+extension MediaService {
+    /// Limits that protect the edge.
+    public struct Configuration: Sendable, Hashable {
+        /// Datagrams per second accepted from one source address; 200 by default (audio at 20 ms
+        /// frames is 50 per second, RTCP and checks add a few).
+        public var packetsPerSecondPerSource: Double
+        /// Largest burst from one source, datagrams; 100 by default.
+        public var burstPerSource: Double
+        /// How many sources are tracked for rate limiting; when full, sources idle long enough for
+        /// their bucket to refill are evicted, and new sources beyond it share one bucket
+        /// (``SourceRateLimiter``). 65 536 by default.
+        public var maximumTrackedSources: Int
+        /// Frames a record-playback session records: 250 by default (5 s of 20 ms frames).
+        public var maximumRecordingFrames: Int
+        /// Payload bytes a record-playback session records: 256 KiB by default (250 frames of up
+        /// to 1 KiB; a 20 ms PCMU frame is 160 bytes).
+        public var maximumRecordingBytes: Int
+        /// Payload bytes all sessions' recordings hold together: 64 MiB by default (256 full
+        /// recordings); a recording that would pass it stops early.
+        public var maximumTotalRecordingBytes: Int
+        /// The UDP socket's receive buffer, bytes: 4 MiB by default, so that the packets of
+        /// hundreds of sessions arriving together are not dropped by the kernel before the event
+        /// loop reads them (the kernel clamps it to `net.core.rmem_max`).
+        public var receiveBufferSize: Int
+
+        /// Creates a configuration; see each property for its default.
+        public init(
+            packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536,
+            maximumRecordingFrames: Int = 250, maximumRecordingBytes: Int = 256 << 10,
+            maximumTotalRecordingBytes: Int = 64 << 20, receiveBufferSize: Int = 4 << 20
+        ) {
+            self.packetsPerSecondPerSource = packetsPerSecondPerSource
+            self.burstPerSource = burstPerSource
+            self.maximumTrackedSources = maximumTrackedSources
+            self.maximumRecordingFrames = maximumRecordingFrames
+            self.maximumRecordingBytes = maximumRecordingBytes
+            self.maximumTotalRecordingBytes = maximumTotalRecordingBytes
+            self.receiveBufferSize = receiveBufferSize
+        }
+    }
+}

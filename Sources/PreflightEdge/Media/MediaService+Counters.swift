@@ -1,0 +1,29 @@
+extension MediaService {
+    /// Counters of what the service did, for tests, logs and metrics.
+    public struct Counters: Sendable, Hashable {
+        /// Binding checks answered with a success response.
+        public var checksAnswered = 0
+        /// Binding checks refused with an error response (unknown username, bad integrity).
+        public var checksRefused = 0
+        /// Plain Binding requests (no credentials) answered with the source's reflexive address.
+        public var bindingsAnswered = 0
+        /// RTP packets echoed.
+        public var packetsEchoed = 0
+        /// RTP packets recorded by record-playback sessions.
+        public var packetsRecorded = 0
+        /// RTP packets played back by record-playback sessions.
+        public var packetsPlayedBack = 0
+        /// RTCP compound packets answered with a report.
+        public var rtcpAnswered = 0
+        /// Media from an address that has not passed a check: dropped.
+        public var droppedUnverified = 0
+        /// Datagrams that are neither a valid STUN check nor RTP/RTCP: dropped.
+        public var droppedMalformed = 0
+        /// Datagrams over a source's packet-rate limit: dropped before any processing.
+        public var droppedRateLimited = 0
+        /// Replies not sent because the destination's ``SendBudget`` would be exceeded.
+        public var droppedOverBudget = 0
+        /// Frames not recorded because a recording byte budget was spent.
+        public var droppedOverRecordingBudget = 0
+    }
+}

@@ -1,0 +1,54 @@
+import NIOCore
+import PreflightCore
+
+// The service's state behind its one lock: sessions, verified addresses, rate limits, counters.
+extension MediaService {
+    struct Session {
+        let credentials: ICELiteCredentials
+        let key: STUNIntegrityKey
+        let application: TestApplication
+        let ssrc: UInt32
+        var sequence: UInt16
+        var peer: SocketAddress?
+        var uplink = ReceiveStatistics(minSequential: 1)
+        var clientSSRC: UInt32?
+        var packetsSent = 0
+        var octetsSent = 0
+        var recording: [[UInt8]] = []
+        var recordingBytes = 0
+        var recordingClosed = false
+        var recordingPayloadType: UInt8 = MuLaw.payloadType
+        var firstMediaTime: Double?
+
+        /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, its
+        /// 8 kHz clock at `seconds`) and counts it for the session's sender reports.
+        mutating func originate(
+            _ payload: [UInt8], payloadType: UInt8, marker: Bool, at seconds: Double, headerExtension: RTPHeaderExtension
+        ) -> [UInt8]? {
+            let packet = RTPPacket(
+                marker: marker, payloadType: payloadType, sequenceNumber: sequence,
+                timestamp: MediaService.rtpTimestamp(seconds), ssrc: ssrc, headerExtension: headerExtension,
+                payload: payload[...])
+            guard let encoded = try? packet.encoded() else { return nil }
+            sequence &+= 1
+            packetsSent += 1
+            octetsSent += payload.count
+            return encoded
+        }
+    }
+
+    /// An address that passed a check: the session it serves and what the edge may still send it.
+    struct VerifiedPeer {
+        var ufrag: String
+        var budget = SendBudget()
+    }
+
+    struct State {
+        var sessions: [String: Session] = [:]
+        var verified: [SocketAddress: VerifiedPeer] = [:]
+        var limiter: SourceRateLimiter<SocketAddress>
+        var recordingBytes = 0
+        var counters = Counters()
+        var channel: (any Channel)?
+    }
+}
