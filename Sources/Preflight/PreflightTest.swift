@@ -79,7 +79,7 @@ public final class PreflightTest: Sendable {
         return test
     }
 
-    // MARK: Properties (the vendor's PreflightTest properties)
+    // MARK: Properties (Twilio's PreflightTest properties)
 
     /// The test call's sid, once the edge has routed the call.
     public var callSid: String? { state.withLock { $0.partial.callSid.isEmpty ? nil : $0.partial.callSid } }
@@ -87,7 +87,7 @@ public final class PreflightTest: Sendable {
     public var startTime: Int64 { state.withLock { $0.startTime } }
     /// When the test ended: milliseconds since the Unix epoch; `nil` while it runs.
     public var endTime: Int64? { state.withLock { $0.endTime } }
-    /// The report: empty unless the test ``PreflightTestStatus/completed`` (as the vendor's SDK).
+    /// The report: empty unless the test ``PreflightTestStatus/completed`` (as in Twilio's SDK).
     public var report: PreflightReport { state.withLock { $0.completed ?? PreflightReport() } }
     /// What has been collected so far, or at the end of a failed test: the partial report.
     public var partialReport: PreflightReport { state.withLock { $0.completed ?? $0.partial } }

@@ -1,6 +1,6 @@
 import PreflightCore
 
-/// Receives a ``PreflightTest``'s events: the vendor's `PreflightDelegate` callbacks. Every
+/// Receives a ``PreflightTest``'s events: Twilio's `PreflightDelegate` callbacks. Every
 /// method has an empty default. Methods are called in event order from a background task; hop to
 /// the main actor yourself to touch UI. The test keeps its delegate until it ends.
 public protocol PreflightTestDelegate: AnyObject, Sendable {
@@ -12,7 +12,7 @@ public protocol PreflightTestDelegate: AnyObject, Sendable {
     func preflightTest(_ test: PreflightTest, didFailWithError error: PreflightError)
     /// A stats sample, every second.
     func preflightTest(_ test: PreflightTest, didReceive sample: StatsSample)
-    /// The media path went quiet and the test is trying to reconnect (the vendor's
+    /// The media path went quiet and the test is trying to reconnect (Twilio's
     /// `call:isReconnectingWithError:`).
     func preflightTest(_ test: PreflightTest, isReconnectingWithError error: PreflightError)
     /// Media flows again after a reconnect.

@@ -1,4 +1,4 @@
-/// The state of a ``PreflightTest`` (the vendor's `TVOPreflightTestStatus`).
+/// The state of a ``PreflightTest`` (Twilio's `TVOPreflightTestStatus`).
 public enum PreflightTestStatus: String, Sendable, Hashable, Codable {
     /// Connecting to the edge has started.
     case connecting
