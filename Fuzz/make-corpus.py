@@ -133,7 +133,10 @@ ice = {"ufrag": "aB3d", "pwd": "0123456789abcdefghij+/", "lite": False, "candida
 SIGNALING = [json.dumps(m, separators=(",", ":")).encode() for m in [
     {"type": "hello", "token": "eyJ.x.y", "client": "preflight-swift/0.1.0"},
     {"type": "welcome", "edge": "lab", "sessionId": "S1", "iceServers": [
-        {"urls": ["stun:198.18.0.3:3478", "turn:198.18.0.3?transport=tcp"], "username": "u", "credential": "c"}]},
+        {"urls": ["stun:198.18.0.3:3478", "turn:198.18.0.3?transport=tcp"], "username": "u", "credential": "c"}],
+     "resumeToken": "0123456789abcdef0123456789abcdef"},
+    {"type": "resume", "sessionId": "SS00112233445566778899aabbccddeeff", "resumeToken": "0123456789abcdef0123456789abcdef"},
+    {"type": "resumed", "sessionId": "SS00112233445566778899aabbccddeeff", "callSid": "CA1"},
     {"type": "invite", "ice": ice, "codecs": ["PCMU", "opus"], "params": {"app": "echo"}},
     {"type": "ringing", "callSid": "CA123"},
     {"type": "answer", "callSid": "CA1", "codec": "PCMU", "payloadType": 0, "application": "echo", "ice": ice},
@@ -206,7 +209,7 @@ DICTIONARIES = {
     "rtp": dictionary([b"\xbe\xde", b"\x10\x00", b"\x80", b"\x90", b"\xb0"]),
     "rtcp": dictionary([bytes([t]) for t in (200, 201, 202, 203, 204)] + [b"\x81\xc8", b"\x81\xc9", b"\x81\xca"]),
     "json": "".join('"\\"%s\\""\n' % k for k in json_keys(SIGNALING + REPORT + [payload]))
-    + "".join('"%s"\n' % s for s in ("hello", "welcome", "invite", "ringing", "answer", "hangup", "error", "null",
+    + "".join('"%s"\n' % s for s in ("hello", "welcome", "resume", "resumed", "invite", "ringing", "answer", "hangup", "error", "null",
                                      "true", "false", "1e300", "-1e300", "HS256", "JWT")),
     "sdp": "".join('"%s"\n' % s for s in ("candidate:", "a=", " typ ", "host", "srflx", "prflx", "relay", " raddr ",
                                           " rport ", " tcptype ", "udp", "tcp", "::1", "127.0.0.1")),

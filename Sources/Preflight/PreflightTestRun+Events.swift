@@ -16,6 +16,9 @@ extension PreflightTestRun {
             try answered(try result.get())
         case .signaling(.message(let message)):
             return try handle(message)
+        case .signaling(.reconnecting), .signaling(.reconnected):
+            // A preflight test does not resume its signaling session: a lost connection ends it.
+            break
         case .signaling(.closed(let error)):
             callOpen = false
             throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")

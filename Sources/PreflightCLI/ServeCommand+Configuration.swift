@@ -54,6 +54,8 @@ extension ServeCommand {
                 option: maxSessionsPerIdentity, environment: environment),
             maximumTestDuration: .seconds(try NumberSetting.maxDuration.value(option: maxDuration, environment: environment)),
             signalingTimeout: .seconds(try NumberSetting.signalingTimeout.value(option: signalingTimeout, environment: environment)),
+            sessionResumeWindow: .seconds(
+                try NumberSetting.sessionResumeWindow.value(option: sessionResumeWindow, environment: environment)),
             media: media, tls: try tlsConfiguration(environment: environment), httpLimits: limits)
     }
 

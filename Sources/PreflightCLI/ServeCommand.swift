@@ -86,6 +86,11 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The time to `hello`, and then to `invite`.
     @Option(name: .customLong("signaling-timeout"), help: "Seconds a connection may take to send hello, and then invite (default 10).")
     public var signalingTimeout: Int?
+    /// How long a session whose connection was lost waits to be resumed.
+    @Option(
+        name: .customLong("session-resume-window"),
+        help: "Seconds a session whose connection was lost waits for its client to resume it (0-300, 0 turns resuming off; default 10).")
+    public var sessionResumeWindow: Int?
     /// Test duration limit.
     @Option(name: .customLong("max-duration"), help: "Longest test call in seconds (default 120).")
     public var maxDuration: Int?
@@ -116,7 +121,8 @@ public struct ServeCommand: AsyncParsableCommand {
         [
             (.port, port), (.mediaPort, mediaPort), (.advertisePort, advertisePort), (.maxSessions, maxSessions),
             (.maxSessionsPerAccount, maxSessionsPerAccount), (.maxSessionsPerIdentity, maxSessionsPerIdentity),
-            (.maxDuration, maxDuration), (.signalingTimeout, signalingTimeout), (.turnCredentialLifetime, turnCredentialLifetime),
+            (.maxDuration, maxDuration), (.signalingTimeout, signalingTimeout), (.sessionResumeWindow, sessionResumeWindow),
+            (.turnCredentialLifetime, turnCredentialLifetime),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
             (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout),
         ]

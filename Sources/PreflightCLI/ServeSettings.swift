@@ -55,6 +55,8 @@ extension NumberSetting {
     static let maxDuration = NumberSetting(option: "--max-duration", variable: "PREFLIGHT_MAX_DURATION", defaultValue: 120, range: 1...Int.max)
     static let signalingTimeout = NumberSetting(
         option: "--signaling-timeout", variable: "PREFLIGHT_SIGNALING_TIMEOUT", defaultValue: 10, range: 1...3600)
+    static let sessionResumeWindow = NumberSetting(
+        option: "--session-resume-window", variable: "PREFLIGHT_SESSION_RESUME_WINDOW", defaultValue: 10, range: 0...300)
     static let turnCredentialLifetime = NumberSetting(
         option: "--turn-credential-lifetime", variable: "PREFLIGHT_TURN_CREDENTIAL_LIFETIME", defaultValue: 3600, range: 1...Int.max)
     static let maxConnections = NumberSetting(

@@ -27,4 +27,8 @@ extension PreflightError.Code {
     /// 70104: the token's identity or account already holds as many sessions as the edge allows
     /// it (``edgeAtCapacity`` is the edge's limit in all).
     public static let sessionLimitReached = Self(70104)
+    /// 70105: a `resume` named no session that this connection may continue: unknown, its resume
+    /// window over, its token wrong, or still attached to a live connection (one answer for all,
+    /// so that it tells nothing about which).
+    public static let sessionResumeRefused = Self(70105)
 }

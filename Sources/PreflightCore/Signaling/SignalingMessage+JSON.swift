@@ -16,6 +16,8 @@ extension SignalingMessage: Codable {
                 token: try body.decode(String.self, forKey: .token),
                 client: try body.decodeIfPresent(String.self, forKey: .client))
         case "welcome": self = .welcome(try Welcome(from: decoder))
+        case "resume": self = .resume(try Resume(from: decoder))
+        case "resumed": self = .resumed(try Resumed(from: decoder))
         case "invite": self = .invite(try Invite(from: decoder))
         case "ringing":
             self = .ringing(callSid: try decoder.container(keyedBy: RingingKeys.self).decode(String.self, forKey: .callSid))
@@ -38,6 +40,8 @@ extension SignalingMessage: Codable {
             try body.encode(token, forKey: .token)
             try body.encodeIfPresent(client, forKey: .client)
         case .welcome(let body): try body.encode(to: encoder)
+        case .resume(let body): try body.encode(to: encoder)
+        case .resumed(let body): try body.encode(to: encoder)
         case .invite(let body): try body.encode(to: encoder)
         case .ringing(let callSid):
             var body = encoder.container(keyedBy: RingingKeys.self)

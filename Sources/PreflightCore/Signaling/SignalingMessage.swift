@@ -1,13 +1,19 @@
 /// A message of Preflight's signaling protocol: one JSON text frame on the WebSocket, with a
 /// `type` field naming the case. The protocol is documented in `docs/protocol.md`.
 ///
-/// Client to edge: ``hello(token:client:)``, ``invite(_:)``, ``hangup(_:)``.
-/// Edge to client: ``welcome(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``hangup(_:)``, ``error(_:)``.
+/// Client to edge: ``hello(token:client:)``, ``resume(_:)``, ``invite(_:)``, ``hangup(_:)``.
+/// Edge to client: ``welcome(_:)``, ``resumed(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``hangup(_:)``,
+/// ``error(_:)``.
 public enum SignalingMessage: Sendable, Hashable {
     /// First message of a connection: the access token (a JWT) and the client's name and version.
     case hello(token: String, client: String?)
     /// The edge accepted the token: who it is and which ICE servers to use.
     case welcome(Welcome)
+    /// First message of a new connection that continues a session whose connection was lost:
+    /// the session's identifier and resume token from its welcome.
+    case resume(Resume)
+    /// The edge moved the session to this connection: it goes on where it was.
+    case resumed(Resumed)
     /// Start a call: the client's ICE parameters and audio codecs in order of preference.
     case invite(Invite)
     /// The edge routed the call and it is ringing; the call's identifier.
@@ -24,6 +30,8 @@ public enum SignalingMessage: Sendable, Hashable {
         switch self {
         case .hello: "hello"
         case .welcome: "welcome"
+        case .resume: "resume"
+        case .resumed: "resumed"
         case .invite: "invite"
         case .ringing: "ringing"
         case .answer: "answer"
@@ -40,12 +48,44 @@ public enum SignalingMessage: Sendable, Hashable {
         public var sessionId: String
         /// STUN/TURN servers with credentials.
         public var iceServers: [ICEServer]
+        /// The secret that lets a new connection continue this session (``SignalingMessage/resume(_:)``)
+        /// within the edge's resume window; absent when the edge does not resume sessions.
+        public var resumeToken: String?
 
         /// Creates the body.
-        public init(edge: String, sessionId: String, iceServers: [ICEServer] = []) {
+        public init(edge: String, sessionId: String, iceServers: [ICEServer] = [], resumeToken: String? = nil) {
             self.edge = edge
             self.sessionId = sessionId
             self.iceServers = iceServers
+            self.resumeToken = resumeToken
+        }
+    }
+
+    /// The body of `resume`.
+    public struct Resume: Sendable, Hashable, Codable {
+        /// The session's identifier from its welcome.
+        public var sessionId: String
+        /// The resume token from its welcome.
+        public var resumeToken: String
+
+        /// Creates the body.
+        public init(sessionId: String, resumeToken: String) {
+            self.sessionId = sessionId
+            self.resumeToken = resumeToken
+        }
+    }
+
+    /// The body of `resumed`.
+    public struct Resumed: Sendable, Hashable, Codable {
+        /// The session's identifier.
+        public var sessionId: String
+        /// The call in progress, if any: its media never stopped.
+        public var callSid: String?
+
+        /// Creates the body.
+        public init(sessionId: String, callSid: String? = nil) {
+            self.sessionId = sessionId
+            self.callSid = callSid
         }
     }
 

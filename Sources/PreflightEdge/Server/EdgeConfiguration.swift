@@ -55,6 +55,10 @@ public struct EdgeConfiguration: Sendable {
     /// How long a new connection may take to send `hello`, and a welcomed one to send `invite`;
     /// 10 s by default.
     public var signalingTimeout: Duration
+    /// How long a session whose connection was lost without a hangup waits for its client to
+    /// continue it on a new connection (`resume`, docs/protocol.md); its call and media go on
+    /// meanwhile. 10 s by default; 0 turns resuming off.
+    public var sessionResumeWindow: Duration
     /// How long record-playback waits for the caller's first audio before giving up; 10 s by default.
     public var recordingStartTimeout: Duration
     /// The recording's length (the TwiML `<Record maxLength="5">`); 5 s by default.
@@ -91,6 +95,7 @@ public struct EdgeConfiguration: Sendable {
         maximumSessionsPerIdentity: Int = 5,
         maximumTestDuration: Duration = .seconds(120),
         signalingTimeout: Duration = .seconds(10),
+        sessionResumeWindow: Duration = .seconds(10),
         recordingStartTimeout: Duration = .seconds(10),
         recordingDuration: Duration = .seconds(5),
         playbackPause: Duration = .seconds(3),
@@ -117,6 +122,7 @@ public struct EdgeConfiguration: Sendable {
         self.maximumSessionsPerIdentity = maximumSessionsPerIdentity
         self.maximumTestDuration = maximumTestDuration
         self.signalingTimeout = signalingTimeout
+        self.sessionResumeWindow = sessionResumeWindow
         self.recordingStartTimeout = recordingStartTimeout
         self.recordingDuration = recordingDuration
         self.playbackPause = playbackPause

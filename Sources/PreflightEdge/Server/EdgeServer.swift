@@ -47,6 +47,8 @@ public final class EdgeServer: Sendable {
     private let ready = Mutex<ReadyState>(.waiting([]))
     /// Sessions admitted after a valid `hello`, in all and per account and identity.
     let admissions: Mutex<SessionAdmissions>
+    /// Sessions whose connection was lost, waiting to be resumed on a new one.
+    let resumptions = SessionResumptions()
 
     /// Signaling sessions admitted now (a valid `hello` and not ended).
     public var sessionCount: Int { admissions.withLock { $0.total } }

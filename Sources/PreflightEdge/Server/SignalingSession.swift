@@ -6,7 +6,9 @@ import PreflightCore
 import Synchronization
 
 /// One signaling connection on the edge: hello → welcome, invite → ringing → answer, then the call
-/// until either side hangs up (docs/protocol.md).
+/// until either side hangs up (docs/protocol.md). A session whose connection is lost without a
+/// hangup parks for the resume window; a new connection whose first message is `resume` with its
+/// id and token continues it (``SessionResumptions``), its reader feeding the session's queue.
 ///
 /// Its events (client messages, timers, the application's end) go through one bounded stream to
 /// one loop, so the session's state has a single owner. A malformed or unexpected message ends this
@@ -19,7 +21,7 @@ struct SignalingSession {
     let mediaPort: Int
     let logger: Logger
 
-    private enum Event: Sendable {
+    enum Event: Sendable {
         case message(SignalingMessage)
         case malformed(PreflightError)
         case closed
@@ -52,6 +54,16 @@ struct SignalingSession {
     /// client's close frame: a client that keeps sending is not waiting for anything.
     static let closeDrainMessages = 64
 
+    /// How a connection's part in a session ended.
+    enum Ending: Sendable {
+        /// The session ended on this connection: close it (the normal end).
+        case here
+        /// The session moved to another connection (this one was lost) and ended there.
+        case elsewhere
+        /// This connection resumed another session: it serves that one until it ends.
+        case resumedOther(ended: AsyncStream<Never>)
+    }
+
     /// Serves the connection until the client leaves or the session ends, then closes it.
     ///
     /// - Throws: the WebSocket library's error when the client broke the WebSocket protocol
@@ -59,13 +71,27 @@ struct SignalingSession {
     ///   the connection with the matching code (1007, 1009).
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(Self.inboundBuffer))
-        let reader = ReaderState()
+        let reader = ReaderState(target: continuation)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await read(inbound, into: continuation, state: reader)
+                try await read(inbound, state: reader)
             }
-            await handleEventsUntilTheSessionEnds(events, postingTo: continuation, replyingOn: outbound)
+            let ending = await handleEventsUntilTheSessionEnds(
+                events, postingTo: continuation, replyingOn: outbound, reader: reader)
             continuation.finish()
+            switch ending {
+            case .elsewhere:
+                // This connection was lost long ago; the other one closed itself.
+                group.cancelAll()
+                return
+            case .resumedOther(let ended):
+                // Serve the resumed session until it ends, or until this connection is lost
+                // (the reader ends: the session is told and parks again).
+                group.addTask { for await _ in ended {} }
+                try await group.next()
+            case .here:
+                break
+            }
             // From now on the reader discards what arrives instead of parsing it.
             reader.sessionEnded.store(true, ordering: .releasing)
             if reader.protocolError.load(ordering: .acquiring) {
@@ -82,74 +108,22 @@ struct SignalingSession {
         }
     }
 
-    /// What the reader and the session loop tell each other.
-    final class ReaderState: Sendable {
-        /// Set by the loop when the session is over: the reader stops parsing.
-        let sessionEnded = Atomic(false)
-        /// Set by the reader before it rethrows a WebSocket protocol error.
-        let protocolError = Atomic(false)
-    }
-
-    /// Parses the client's frames into events until the connection ends or the reader is
-    /// cancelled. When the loop falls behind (the buffer is full) the stream is finished, which
-    /// ends the session. Once the session has ended it reads on without parsing, until the
-    /// client's close frame.
-    private func read(
-        _ inbound: WebSocketInboundStream, into continuation: AsyncStream<Event>.Continuation, state: ReaderState
-    ) async throws {
-        var flooded = false
-        var discarded = 0
-        func deliver(_ event: Event) {
-            if case .dropped = continuation.yield(event) {
-                // Ends the session; what follows is read and discarded like after any end.
-                logger.info("signaling session ended: the client sends faster than the protocol allows")
-                continuation.finish()
-                flooded = true
-            }
-        }
-        var iterator = inbound.makeAsyncIterator()
-        do {
-            while let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
-                if flooded || state.sessionEnded.load(ordering: .acquiring) {
-                    discarded += 1
-                    if discarded > Self.closeDrainMessages { return }
-                    continue
-                }
-                let event: Event
-                switch message {
-                case .text(let text):
-                    do throws(PreflightError) {
-                        event = .message(try SignalingMessage(jsonText: text))
-                    } catch {
-                        event = .malformed(error)
-                    }
-                case .binary:
-                    event = .malformed(PreflightError(code: .malformed, message: "signaling: binary frames are not part of the protocol"))
-                }
-                deliver(event)
-            }
-        } catch is CancellationError {
-            // The session ended and the client did not close in time.
-        } catch {
-            if Task.isCancelled { return }
-            logger.debug("signaling connection ended", metadata: ["error": "\(UntrustedText.excerpt("\(error)", limit: 200))"])
-            state.protocolError.store(true, ordering: .releasing)
-            deliver(.closed)
-            throw error
-        }
-        deliver(.closed)
-    }
-
     /// The session's one owner: takes the events in order, moves the session through its phases
     /// (hello, invite, call), answers on `outbound`, and posts its own events (a phase's timeout,
     /// the record-playback application's end) to `continuation`. Returns when the session ends,
     /// after releasing its media session and admission.
     private func handleEventsUntilTheSessionEnds(
         _ events: AsyncStream<Event>, postingTo continuation: AsyncStream<Event>.Continuation,
-        replyingOn outbound: WebSocketOutboundWriter
-    ) async {
+        replyingOn firstOutbound: WebSocketOutboundWriter, reader: ReaderState
+    ) async -> Ending {
         let configuration = edge.configuration
         var phase = Phase.awaitingHello
+        // Where replies go: this connection, or the one that resumed the session.
+        var outbound = firstOutbound
+        var attachment: SessionResumptions.Attachment?
+        var ending = Ending.here
+        var sessionId = ""
+        var resumeToken = ""
         // Counts phase changes: a timer's event carries the number of the phase that started it, so
         // the timer of a phase already left is ignored.
         var phaseNumber = 0
@@ -180,7 +154,41 @@ struct SignalingSession {
             loop: for await event in events {
                 let disposition: Disposition
                 switch (event, phase) {
+                case (.closed, .awaitingHello):
+                    break loop
                 case (.closed, _):
+                    // The connection was lost without a hangup: the session (and its call's
+                    // media) waits for the client to resume it on a new connection.
+                    guard configuration.sessionResumeWindow > .zero, !resumeToken.isEmpty else { break loop }
+                    attachment?.ended.finish()
+                    logger.debug("signaling session parked", metadata: ["sessionId": "\(sessionId)"])
+                    guard let resumed = await edge.resumptions.park(
+                        sessionId: sessionId, token: resumeToken, events: continuation, window: configuration.sessionResumeWindow)
+                    else {
+                        logger.info("signaling session not resumed in time", metadata: ["sessionId": "\(sessionId)"])
+                        attachment = nil
+                        ending = .elsewhere
+                        break loop
+                    }
+                    attachment = resumed
+                    outbound = resumed.outbound
+                    ending = .elsewhere
+                    await send(.resumed(.init(sessionId: sessionId, callSid: phase.callSid)))
+                    disposition = .proceed
+                case (.message(.resume(let request)), .awaitingHello):
+                    // This connection continues another session: its reader feeds that one.
+                    let (ended, endedContinuation) = AsyncStream<Never>.makeStream()
+                    guard let target = edge.resumptions.resume(
+                        sessionId: request.sessionId, token: request.resumeToken,
+                        attachment: SessionResumptions.Attachment(outbound: outbound, ended: endedContinuation))
+                    else {
+                        await fail(PreflightError(
+                            code: .sessionResumeRefused, message: "signaling: no session to resume with this id and token"))
+                        disposition = .end
+                        break
+                    }
+                    reader.target.withLock { $0 = target }
+                    ending = .resumedOther(ended: ended)
                     break loop
                 case (.malformed(let error), _):
                     await fail(error, callSid: phase.callSid)
@@ -207,9 +215,11 @@ struct SignalingSession {
                             try admissions.admit(account: claims.sub, identity: identity)
                         }
                         var random = SystemRandomNumberGenerator()
+                        sessionId = "SS" + Self.hex(&random, bytes: 16)
+                        resumeToken = configuration.sessionResumeWindow > .zero ? Self.hex(&random, bytes: 16) : ""
                         await send(.welcome(.init(
-                            edge: configuration.edgeName, sessionId: "SS" + Self.hex(&random, bytes: 16),
-                            iceServers: iceServers(for: claims))))
+                            edge: configuration.edgeName, sessionId: sessionId, iceServers: iceServers(for: claims),
+                            resumeToken: resumeToken.isEmpty ? nil : resumeToken)))
                         phase = .awaitingInvite(claims)
                         phaseNumber += 1
                         startTimer(configuration.signalingTimeout)
@@ -250,115 +260,22 @@ struct SignalingSession {
                 }
                 if case .end = disposition { break loop }
             }
+            if case .resumedOther = ending {
+                // This connection's own session never began (no hello): nothing to release.
+                timers.cancelAll()
+                return
+            }
             if case .inCall(_, let ufrag) = phase {
                 edge.media.removeSession(localUfrag: ufrag)
             }
             if let admission {
                 edge.admissions.withLock { $0.release(admission) }
             }
+            // A session that moved ends on its new connection: that one closes itself.
+            attachment?.ended.finish()
             timers.cancelAll()
         }
-    }
-
-    /// Routes an invite: picks the application and codec, opens the media session and answers.
-    private func answer(
-        _ invite: SignalingMessage.Invite, claims: AccessTokenClaims, send: (SignalingMessage) async -> Void
-    ) async throws(PreflightError) -> (callSid: String, ufrag: String, application: TestApplication) {
-        let configuration = edge.configuration
-        try invite.ice.validate()
-        guard let codec = invite.codecs.first(where: { $0.uppercased() == "PCMU" }) else {
-            throw PreflightError(
-                code: .unsupportedCodec, message: "call: none of the codecs \(UntrustedText.excerpt("\(invite.codecs)", limit: 120)) is supported; the edge speaks PCMU")
-        }
-        let sid = claims.grants.voice?.outgoing?.applicationSID ?? ""
-        guard let application = configuration.applications[sid] else {
-            throw PreflightError(
-                code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) is not served by this edge")
-        }
-        if let owner = configuration.applicationAccounts[sid], owner != claims.sub {
-            throw PreflightError(
-                code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) does not belong to the token's account")
-        }
-        var random = SystemRandomNumberGenerator()
-        let callSid = "CA" + Self.hex(&random, bytes: 16)
-        let (ufrag, password) = ICEParameters.randomCredentials()
-        edge.media.addSession(
-            ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: invite.ice.ufrag),
-            application: application)
-        await send(.ringing(callSid: callSid))
-        let address = advertisedAddress
-        let candidate = ICECandidate(
-            foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
-            address: address, port: UInt16(clamping: configuration.advertisedMediaPort ?? mediaPort), type: .host)
-        await send(.answer(.init(
-            callSid: callSid, ice: ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true),
-            codec: codec.uppercased(), payloadType: MuLaw.payloadType, application: application.rawValue)))
-        logger.info(
-            "call answered",
-            metadata: [
-                "callSid": "\(callSid)", "application": "\(application.rawValue)",
-                "identity": "\(UntrustedText.excerpt(claims.grants.identity ?? ""))",
-            ])
-        return (callSid, ufrag, application)
-    }
-
-    /// The record-playback flow: wait for the caller's audio, record it, play it back, pause.
-    private func recordAndPlayBack(ufrag: String) async -> (reason: String, code: PreflightError.Code?) {
-        let configuration = edge.configuration
-        let media = edge.media
-        let clock = ContinuousClock()
-        let deadline = clock.now + configuration.recordingStartTimeout
-        var firstMedia: Double?
-        while firstMedia == nil {
-            firstMedia = media.statistics(localUfrag: ufrag)?.firstMediaTime
-            if firstMedia != nil { break }
-            guard clock.now < deadline, (try? await Task.sleep(for: .milliseconds(20))) != nil else {
-                return ("no audio to record within \(configuration.recordingStartTimeout)", .connectionError)
-            }
-        }
-        let recordUntil = (firstMedia ?? media.now) + configuration.recordingDuration.inSeconds
-        while media.now < recordUntil, (media.statistics(localUfrag: ufrag)?.recordedFrames ?? 0) < configuration.media.maximumRecordingFrames {
-            guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return ("cancelled", nil) }
-        }
-        let played = await media.playRecording(localUfrag: ufrag)
-        logger.debug("playback done", metadata: ["frames": "\(played)"])
-        try? await Task.sleep(for: configuration.playbackPause)
-        return ("completed", nil)
-    }
-
-    /// The address the edge's media candidate and STUN URL advertise.
-    var advertisedAddress: String {
-        let configuration = edge.configuration
-        let address = configuration.advertisedAddress ?? configuration.host
-        return address == "0.0.0.0" || address == "::" ? "127.0.0.1" : address
-    }
-
-    /// The ICE servers of a welcome: the edge's own STUN (when offered), then the configured
-    /// servers, TURN ones without a username given time-limited credentials for the identity.
-    func iceServers(for claims: AccessTokenClaims) -> [ICEServer] {
-        let configuration = edge.configuration
-        var servers: [ICEServer] = []
-        if configuration.offersSTUN {
-            let host = advertisedAddress.contains(":") ? "[\(advertisedAddress)]" : advertisedAddress
-            servers.append(ICEServer(urls: ["stun:\(host):\(configuration.advertisedMediaPort ?? mediaPort)"]))
-        }
-        // Never valid longer than the token that earned them (its expiry is range-checked).
-        let now = Int64(Date().timeIntervalSince1970)
-        let tokenExpiry = claims.exp.flatMap { $0.isFinite && abs($0) < 1e15 ? Int64($0.rounded(.down)) : nil } ?? now
-        let lifetime = min(max(0, configuration.turnCredentialLifetime.components.seconds), 366 * 86_400)
-        let expiry = min(now + lifetime, tokenExpiry)
-        for var server in configuration.iceServers {
-            if server.username == nil, let secret = configuration.turnSecret,
-                server.urls.contains(where: { $0.hasPrefix("turn:") || $0.hasPrefix("turns:") })
-            {
-                let credentials = TURNRESTCredentials(
-                    secret: secret, identity: claims.grants.identity ?? claims.sub, expiry: expiry)
-                server.username = credentials.username
-                server.credential = credentials.password
-            }
-            servers.append(server)
-        }
-        return servers
+        return ending
     }
 
     static func hex(_ random: inout SystemRandomNumberGenerator, bytes: Int) -> String {

@@ -10,8 +10,11 @@ extension SignalingClient {
             if resolve(.welcome, .success(message)) { return }
         case .answer:
             if resolve(.answer, .success(message)) { return }
+        case .resumed:
+            if resolve(.resumed, .success(message)) { return }
         case .error(let info):
-            if resolve(.welcome, .failure(info.preflightError)) || resolve(.answer, .failure(info.preflightError)) { return }
+            let error = info.preflightError
+            if resolve(.resumed, .failure(error)) || resolve(.welcome, .failure(error)) || resolve(.answer, .failure(error)) { return }
         default:
             break
         }

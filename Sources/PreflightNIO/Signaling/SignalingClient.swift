@@ -6,73 +6,60 @@ import Synchronization
 /// ``connect()`` signs in (hello → welcome), ``invite(_:)`` places a call and returns its answer,
 /// and what the edge pushes on its own (ringing, hangup, errors) arrives on ``events``. Every
 /// request waits at most ``SignalingClientConfiguration/timeout``: one place for signaling
-/// timeouts and errors.
+/// timeouts and errors. With ``SignalingClientConfiguration/resumesSession`` a lost connection is
+/// replaced by a new one that resumes the session (``Event/reconnecting(_:)``, then
+/// ``Event/reconnected`` or ``Event/closed(_:)``).
 ///
-/// Start ``run()`` in a task first; it ends when the connection does.
+/// Start ``run()`` in a task first; it ends when the session does.
 public final class SignalingClient: Sendable {
-    /// What the edge did that no request waited for.
+    /// What the edge did that no request waited for, and the connection's changes.
     public enum Event: Sendable {
         /// A message no request was waiting for: ringing, hangup, an error outside a request…
         case message(SignalingMessage)
-        /// The connection ended: `nil` after ``close()``, else why.
+        /// The connection was lost; a new one is resuming the session.
+        case reconnecting(PreflightError)
+        /// The session goes on over a new connection.
+        case reconnected
+        /// The session ended: `nil` after ``close()``, else why.
         case closed(PreflightError?)
     }
 
-    /// The edge's unrequested messages, then ``Event/closed(_:)``.
+    /// The edge's unrequested messages and the connection's changes, then ``Event/closed(_:)``.
     public let events: AsyncStream<Event>
     /// The client's settings.
     public let configuration: SignalingClientConfiguration
     let eventContinuation: AsyncStream<Event>.Continuation
-    let connection: SignalingConnection
+    let connection: Mutex<SignalingConnection>
+    let logger: Logger
     let state = Mutex(State())
 
     enum Awaited: Hashable, Sendable {
-        case open, welcome, answer
+        case open, welcome, answer, resumed
     }
 
     typealias Waiter = CheckedContinuation<Result<SignalingMessage?, PreflightError>, Never>
 
     struct State: Sendable {
         var isOpen = false
-        /// Set when the connection ended: why (`nil` inside: closed by us).
+        /// Set when the session ended: why (`nil` inside: closed by us).
         var ended: PreflightError??
         var waiters: [Awaited: Waiter] = [:]
         var cancelled: Set<Awaited> = []
+        /// From the welcome: what a new connection needs to resume the session.
+        var resume: SignalingMessage.Resume?
+        var closing = false
     }
 
     /// Creates a client; nothing happens until ``run()``.
     public init(configuration: SignalingClientConfiguration, logger: Logger) {
         self.configuration = configuration
-        connection = SignalingConnection(
-            url: configuration.url, trustedCertificatesFile: configuration.trustedCertificatesFile, logger: logger)
+        self.logger = logger
+        connection = Mutex(Self.makeConnection(configuration, logger: logger))
         (events, eventContinuation) = AsyncStream<Event>.makeStream()
     }
 
-    /// Connects and routes the edge's messages until the connection ends.
-    public func run() async {
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.connection.run() }
-            for await event in connection.events {
-                switch event {
-                case .connected:
-                    state.withLock { $0.isOpen = true }
-                    resolve(.open, .success(nil))
-                case .message(let message):
-                    route(message)
-                case .closed(let error):
-                    let waiters = state.withLock { state in
-                        state.isOpen = false
-                        state.ended = .some(error)
-                        defer { state.waiters.removeAll() }
-                        return Array(state.waiters.values)
-                    }
-                    let failure = error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection was closed")
-                    for waiter in waiters { waiter.resume(returning: .failure(failure)) }
-                    eventContinuation.yield(.closed(error))
-                    eventContinuation.finish()
-                }
-            }
-        }
+    static func makeConnection(_ configuration: SignalingClientConfiguration, logger: Logger) -> SignalingConnection {
+        SignalingConnection(url: configuration.url, trustedCertificatesFile: configuration.trustedCertificatesFile, logger: logger)
     }
 
     /// Opens the WebSocket and signs in with the access token.
@@ -85,6 +72,9 @@ public final class SignalingClient: Sendable {
         try await send(.hello(token: configuration.accessToken, client: configuration.clientName))
         guard case .welcome(let welcome) = try await wait(for: .welcome, until: deadline) else {
             throw PreflightError(code: .malformed, message: "signaling: no welcome in answer to hello")
+        }
+        if let token = welcome.resumeToken {
+            state.withLock { $0.resume = SignalingMessage.Resume(sessionId: welcome.sessionId, resumeToken: token) }
         }
         return welcome
     }
@@ -107,14 +97,15 @@ public final class SignalingClient: Sendable {
         try? await send(.hangup(.init(callSid: callSid, reason: reason)))
     }
 
-    /// Sends a message.
+    /// Sends a message on the current connection.
     /// - Throws: ``PreflightError`` `.signalingDisconnected` when the connection is not open.
     public func send(_ message: SignalingMessage) async throws(PreflightError) {
-        try await connection.send(message)
+        try await connection.withLock { $0 }.send(message)
     }
 
     /// Closes the connection normally; ``events`` ends with ``Event/closed(_:)`` `nil`.
     public func close() async {
-        await connection.close()
+        state.withLock { $0.closing = true }
+        await connection.withLock { $0 }.close()
     }
 }

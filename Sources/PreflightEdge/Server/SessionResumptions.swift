@@ -1,0 +1,80 @@
+import HummingbirdWebSocket
+import Synchronization
+
+/// Signaling sessions whose connection was lost without a hangup, each waiting for its client to
+/// continue it on a new connection (docs/protocol.md, "Resuming a session").
+///
+/// A parked session is found by its id and proven by its resume token (compared in constant
+/// time); it can be resumed once, and only while parked: a session still attached to a live
+/// connection cannot be taken over. Every refusal is the same, so a guess learns nothing. The
+/// registry holds at most one entry per admitted session, so the edge's session limits bound it.
+final class SessionResumptions: Sendable {
+    /// What the resuming connection gives the parked session.
+    struct Attachment: Sendable {
+        /// Where the session now writes.
+        let outbound: WebSocketOutboundWriter
+        /// Finished by the session when it ends, so that the resuming connection closes.
+        let ended: AsyncStream<Never>.Continuation
+    }
+
+    private struct Parked: Sendable {
+        let token: [UInt8]
+        let events: AsyncStream<SignalingSession.Event>.Continuation
+        let waiter: CheckedContinuation<Attachment?, Never>
+    }
+
+    private let parked = Mutex<[String: Parked]>([:])
+
+    /// Sessions parked now.
+    var count: Int { parked.withLock { $0.count } }
+
+    /// Parks a session until a connection resumes it, `window` passes, or the task is cancelled.
+    /// - Returns: the new connection's attachment, or `nil` when none came in time.
+    func park(
+        sessionId: String, token: String, events: AsyncStream<SignalingSession.Event>.Continuation, window: Duration
+    ) async -> Attachment? {
+        let timer = Task {
+            try? await Task.sleep(for: window)
+            self.expire(sessionId)
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Attachment?, Never>) in
+                if Task.isCancelled {
+                    waiter.resume(returning: nil)
+                    return
+                }
+                let displaced = parked.withLock { parked in
+                    parked.updateValue(Parked(token: Array(token.utf8), events: events, waiter: waiter), forKey: sessionId)
+                }
+                displaced?.waiter.resume(returning: nil)
+            }
+        } onCancel: {
+            self.expire(sessionId)
+        }
+    }
+
+    /// Resumes parked session `sessionId` on a new connection when `token` is its resume token.
+    /// - Returns: the session's event queue, which the new connection's reader now feeds; `nil`
+    ///   (refused) when no parked session has that id and token.
+    func resume(sessionId: String, token: String, attachment: Attachment) -> AsyncStream<SignalingSession.Event>.Continuation? {
+        let claimed = parked.withLock { parked -> Parked? in
+            guard let entry = parked[sessionId], Self.constantTimeEqual(entry.token, Array(token.utf8)) else { return nil }
+            parked.removeValue(forKey: sessionId)
+            return entry
+        }
+        guard let claimed else { return nil }
+        claimed.waiter.resume(returning: attachment)
+        return claimed.events
+    }
+
+    private func expire(_ sessionId: String) {
+        parked.withLock { $0.removeValue(forKey: sessionId) }?.waiter.resume(returning: nil)
+    }
+
+    /// Equal bytes, in a time that depends on the length only (the tokens' length is public).
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import PreflightCore
+import Testing
+
+extension AttackTests {
+    /// Attacks on session resumption: guessing, replaying and hijacking resume tokens, and parked
+    /// sessions that hold slots.
+    @Suite struct Resume {
+        /// A session in a call, its TCP connection dropped without a close: only its own token
+        /// resumes it, once; the call goes on and ends normally on the new connection.
+        @Test func aLostSessionResumesOnceWithItsOwnToken() async throws {
+            let edge = try AttackedEdge.start()
+            defer { edge.stop() }
+            let original = try await edge.hello(try await edge.token(identity: "caller"))
+            guard case .welcome(let welcome) = original.messages.first, let token = welcome.resumeToken else {
+                Issue.record("no welcome with a resume token: \(original.summary)")
+                return
+            }
+            #expect(token.count == 32)
+            let (ufrag, pwd) = ICEParameters.randomCredentials()
+            let candidate = ICECandidate(foundation: "1", priority: 2_130_706_431, address: "127.0.0.1", port: 9, type: .host)
+            try await original.send(.invite(.init(ice: ICEParameters(ufrag: ufrag, pwd: pwd, candidates: [candidate]), codecs: ["PCMU"])))
+            await original.wait(upTo: .seconds(5)) { socket in socket.messages.contains { if case .answer = $0 { true } else { false } } }
+            let callSid = original.messages.compactMap { if case .answer(let answer) = $0 { answer.callSid } else { nil } }.first
+            #expect(callSid != nil, "\(original.summary)")
+
+            // While the session is attached, its token takes nothing over.
+            let hijack = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            #expect(hijack.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "\(hijack.summary)")
+
+            await original.close()  // the connection is lost: no close frame, no hangup
+            try await Task.sleep(for: .milliseconds(200))
+
+            // Guesses: a wrong token, an unknown session, a token of the wrong length. One answer for all.
+            var refusals: [String] = []
+            for (id, guess) in [
+                (welcome.sessionId, String(repeating: "0", count: 32)), ("SS" + String(repeating: "f", count: 32), token),
+                (welcome.sessionId, String(token.prefix(31))), (welcome.sessionId, token + "0"),
+            ] {
+                let attempt = try await Self.resume(edge, sessionId: id, token: guess)
+                #expect(attempt.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "\(attempt.summary)")
+                #expect(await attempt.awaitEnd(upTo: .seconds(5)), "a refused resume leaves the connection open")
+                refusals += attempt.messages.compactMap { if case .error(let info) = $0 { info.message } else { nil } }
+            }
+            #expect(Set(refusals).count == 1, "refusals differ, telling which guess was closer: \(refusals)")
+
+            // The real client, after the guesses: resumed into its call.
+            let resumed = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            let answer = resumed.messages.first
+            guard case .resumed(let body) = answer else {
+                Issue.record("no resumed: \(resumed.summary)")
+                return
+            }
+            #expect(body.sessionId == welcome.sessionId)
+            #expect(body.callSid == callSid)
+
+            // Replayed while the resumed connection lives: refused.
+            let replay = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            #expect(replay.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "\(replay.summary)")
+
+            // The call ends normally on the new connection, which the edge then closes.
+            try await resumed.send(.hangup(.init(callSid: callSid ?? "", reason: "done")))
+            #expect(await resumed.awaitEnd(upTo: .seconds(5)), "the resumed session did not end on hangup")
+            try await edge.expectAlive()
+            try edge.expectSaneLog()
+        }
+
+        /// A parked session holds its slot for the resume window and frees it after; `resume` is
+        /// a first message only.
+        @Test func aParkedSessionHoldsItsSlotForTheWindowOnly() async throws {
+            let edge = try AttackedEdge.start(["--max-sessions", "1", "--session-resume-window", "1"])
+            defer { edge.stop() }
+            let first = try await edge.hello(try await edge.token(identity: "first"))
+            guard case .welcome(let welcome) = first.messages.first, let token = welcome.resumeToken else {
+                Issue.record("no welcome with a resume token: \(first.summary)")
+                return
+            }
+            let second = try await edge.hello(try await edge.token(identity: "first"))
+            #expect(second.errorCode == PreflightError.Code.edgeAtCapacity.rawValue, "one session only: \(second.summary)")
+            await first.close()
+            try await Task.sleep(for: .milliseconds(200))
+            let during = try await edge.hello(try await edge.token(identity: "second"))
+            #expect(during.errorCode == PreflightError.Code.edgeAtCapacity.rawValue, "the parked session's slot: \(during.summary)")
+            try await Task.sleep(for: .milliseconds(1500))
+            let late = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            #expect(late.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "resumed after the window: \(late.summary)")
+            let after = try await edge.hello(try await edge.token(identity: "second"))
+            #expect(after.welcomed, "the slot was not freed after the window: \(after.summary)")
+            // A resume after hello is out of order: the session ends with 70002.
+            try await after.send(.resume(.init(sessionId: welcome.sessionId, resumeToken: token)))
+            await after.wait(upTo: .seconds(5)) { $0.errorCode != nil }
+            #expect(after.errorCode == PreflightError.Code.malformed.rawValue, "resume after hello: \(after.summary)")
+            try edge.expectSaneLog()
+        }
+
+        /// Sends `resume` on a fresh connection and waits for the edge's verdict.
+        static func resume(_ edge: AttackedEdge, sessionId: String, token: String) async throws -> RawWebSocket {
+            let socket = try await edge.connect()
+            try await socket.send(.resume(.init(sessionId: sessionId, resumeToken: token)))
+            await socket.wait(upTo: .seconds(5)) { socket in
+                socket.messages.contains { if case .resumed = $0 { true } else if case .error = $0 { true } else { false } }
+                    || socket.endedAt != nil
+            }
+            return socket
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A TCP relay on loopback that forwards each connection to a target and can cut them all at once
+/// (both sides see the connection end without a WebSocket close): a signaling connection lost in
+/// the network, on demand.
+final class TCPRelay: Sendable {
+    let server: any Channel
+    private let connections = Mutex<[any Channel]>([])
+
+    /// The port clients connect to.
+    var port: Int { server.localAddress?.port ?? 0 }
+
+    private init(server: any Channel) {
+        self.server = server
+    }
+
+    /// Listens on an ephemeral loopback port and forwards to `targetPort` on 127.0.0.1.
+    static func start(targetPort: Int) async throws -> TCPRelay {
+        let box = Mutex<TCPRelay?>(nil)
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { inbound in
+                let outbound = ClientBootstrap(group: inbound.eventLoop)
+                    .channelInitializer { outbound in
+                        outbound.eventLoop.makeCompletedFuture {
+                            try outbound.pipeline.syncOperations.addHandler(Forwarder(partner: inbound.eventLoop.makeSucceededFuture(inbound)))
+                        }
+                    }
+                    .connect(host: "127.0.0.1", port: targetPort)
+                outbound.whenSuccess { channel in box.withLock { $0 }?.track(channel) }
+                outbound.whenFailure { _ in inbound.close(promise: nil) }
+                box.withLock { $0 }?.track(inbound)
+                return inbound.eventLoop.makeCompletedFuture {
+                    try inbound.pipeline.syncOperations.addHandler(Forwarder(partner: outbound))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let relay = TCPRelay(server: server)
+        box.withLock { $0 = relay }
+        return relay
+    }
+
+    private func track(_ channel: any Channel) {
+        connections.withLock { $0.append(channel) }
+    }
+
+    /// Closes every relayed connection, both sides; new connections are still relayed.
+    func cut() async {
+        let channels = connections.withLock { channels in
+            defer { channels.removeAll() }
+            return channels
+        }
+        for channel in channels { try? await channel.close() }
+    }
+
+    /// Stops listening and cuts everything.
+    func stop() async {
+        await cut()
+        try? await server.close()
+    }
+
+    /// Writes what one side reads to the other; closes the other when one closes.
+    private final class Forwarder: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let partner: EventLoopFuture<any Channel>
+
+        init(partner: EventLoopFuture<any Channel>) {
+            self.partner = partner
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let bytes = unwrapInboundIn(data)
+            partner.whenSuccess { $0.writeAndFlush(bytes, promise: nil) }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            partner.whenSuccess { $0.close(promise: nil) }
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}
