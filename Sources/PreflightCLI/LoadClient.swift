@@ -17,6 +17,7 @@ final class LoadClient: Sendable {
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     struct Figures {
+        var callSid: String?
         var connected = false
         var counting = false
         var sent = 0
@@ -69,6 +70,7 @@ final class LoadClient: Sendable {
             _ = try await signaling.connect()
             ice.gather(servers: [])
             let answer = try await signaling.invite(.init(ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"]))
+            client.state.withLock { $0.callSid = answer.callSid }
             try ice.connect(remote: answer.ice)
             for await outcome in connected {
                 try outcome.get()
@@ -116,6 +118,9 @@ final class LoadClient: Sendable {
     }
 
     func close() async {
+        // A call ends with a hangup: a connection merely closed would park the session on the
+        // edge for its resume window.
+        if let callSid = state.withLock({ $0.callSid }) { await signaling.hangup(callSid: callSid, reason: "load run over") }
         await ice.close()
         eventContinuation.finish()
         await signaling.close()

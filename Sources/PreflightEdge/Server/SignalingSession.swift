@@ -6,8 +6,8 @@ import PreflightCore
 import Synchronization
 
 /// One signaling connection on the edge: hello → welcome, invite → ringing → answer, then the call
-/// until either side hangs up (docs/protocol.md). A session whose connection is lost without a
-/// hangup parks for the resume window; a new connection whose first message is `resume` with its
+/// until either side hangs up (docs/protocol.md). A session whose connection is lost in a call
+/// without a hangup parks for the resume window; a new connection whose first message is `resume` with its
 /// id and token continues it (``SessionResumptions``), its reader feeding the session's queue.
 ///
 /// Its events (client messages, timers, the application's end) go through one bounded stream to
@@ -154,9 +154,10 @@ struct SignalingSession {
             loop: for await event in events {
                 let disposition: Disposition
                 switch (event, phase) {
-                case (.closed, .awaitingHello):
+                case (.closed, .awaitingHello), (.closed, .awaitingInvite):
+                    // Nothing to resume before a call: the client signs in again.
                     break loop
-                case (.closed, _):
+                case (.closed, .inCall):
                     // The connection was lost without a hangup: the session (and its call's
                     // media) waits for the client to resume it on a new connection.
                     guard configuration.sessionResumeWindow > .zero, !resumeToken.isEmpty else { break loop }

@@ -17,10 +17,7 @@ extension AttackTests {
                 return
             }
             #expect(token.count == 32)
-            let (ufrag, pwd) = ICEParameters.randomCredentials()
-            let candidate = ICECandidate(foundation: "1", priority: 2_130_706_431, address: "127.0.0.1", port: 9, type: .host)
-            try await original.send(.invite(.init(ice: ICEParameters(ufrag: ufrag, pwd: pwd, candidates: [candidate]), codecs: ["PCMU"])))
-            await original.wait(upTo: .seconds(5)) { socket in socket.messages.contains { if case .answer = $0 { true } else { false } } }
+            try await Self.call(on: original)
             let callSid = original.messages.compactMap { if case .answer(let answer) = $0 { answer.callSid } else { nil } }.first
             #expect(callSid != nil, "\(original.summary)")
 
@@ -66,7 +63,7 @@ extension AttackTests {
         }
 
         /// A parked session holds its slot for the resume window and frees it after; `resume` is
-        /// a first message only.
+        /// a first message only. (A session lost before its call is not parked: nothing to resume.)
         @Test func aParkedSessionHoldsItsSlotForTheWindowOnly() async throws {
             let edge = try AttackedEdge.start(["--max-sessions", "1", "--session-resume-window", "1"])
             defer { edge.stop() }
@@ -77,6 +74,7 @@ extension AttackTests {
             }
             let second = try await edge.hello(try await edge.token(identity: "first"))
             #expect(second.errorCode == PreflightError.Code.edgeAtCapacity.rawValue, "one session only: \(second.summary)")
+            try await Self.call(on: first)
             await first.close()
             try await Task.sleep(for: .milliseconds(200))
             let during = try await edge.hello(try await edge.token(identity: "second"))
@@ -91,6 +89,15 @@ extension AttackTests {
             await after.wait(upTo: .seconds(5)) { $0.errorCode != nil }
             #expect(after.errorCode == PreflightError.Code.malformed.rawValue, "resume after hello: \(after.summary)")
             try edge.expectSaneLog()
+        }
+
+        /// Places a call on a welcomed connection and waits for its answer: only a session in a call
+        /// is resumed.
+        static func call(on socket: RawWebSocket) async throws {
+            let (ufrag, pwd) = ICEParameters.randomCredentials()
+            let candidate = ICECandidate(foundation: "1", priority: 2_130_706_431, address: "127.0.0.1", port: 9, type: .host)
+            try await socket.send(.invite(.init(ice: ICEParameters(ufrag: ufrag, pwd: pwd, candidates: [candidate]), codecs: ["PCMU"])))
+            await socket.wait(upTo: .seconds(5)) { socket in socket.messages.contains { if case .answer = $0 { true } else { false } } }
         }
 
         /// Sends `resume` on a fresh connection and waits for the edge's verdict.
