@@ -1,6 +1,6 @@
-import NIOCore
-import PreflightCore
-import PreflightNIO
+internal import NIOCore
+internal import PreflightCore
+internal import PreflightNIO
 
 /// What the run's ICE agent knows: the servers it gathers from, the local and remote candidates,
 /// the check list, and the connection's state history. Owned by the run's loop.

@@ -1,6 +1,6 @@
-import NIOCore
-import PreflightCore
-import PreflightNIO
+internal import NIOCore
+internal import PreflightCore
+internal import PreflightNIO
 import Synchronization
 
 /// How a datagram for the edge leaves the client: straight from the media socket, or through a

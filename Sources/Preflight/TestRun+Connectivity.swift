@@ -1,7 +1,7 @@
-import NIOCore
+internal import NIOCore
 import Logging
-import PreflightCore
-import PreflightNIO
+internal import PreflightCore
+internal import PreflightNIO
 
 extension TestRun.Loop {
     // MARK: Checks

@@ -1,10 +1,10 @@
 import Foundation
 import Logging
-import NIOCore
-import NIOPosix
-import NIOSSL
-import PreflightCore
-import PreflightNIO
+internal import NIOCore
+internal import NIOPosix
+internal import NIOSSL
+internal import PreflightCore
+internal import PreflightNIO
 
 extension TestRun.Loop {
     // MARK: Timeline

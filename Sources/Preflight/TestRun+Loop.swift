@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import NIOCore
-@_spi(Testing) import PreflightCore
-import PreflightNIO
+internal import NIOCore
+@_spi(Testing) internal import PreflightCore
+internal import PreflightNIO
 
 enum TestRunApplication {
     static let recordPlayback = "record-playback"

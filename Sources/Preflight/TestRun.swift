@@ -1,8 +1,8 @@
 import Foundation
 import Logging
-import NIOCore
-import PreflightCore
-import PreflightNIO
+internal import NIOCore
+internal import PreflightCore
+internal import PreflightNIO
 
 /// One run of a ``PreflightTest``: signaling, ICE checks, media and sampling, driven by a single
 /// loop over one event stream (so the run's state has one owner), with helper tasks for the
