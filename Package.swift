@@ -12,6 +12,9 @@ let package = Package(
     name: "Preflight",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
+        // What an app sees: the report, errors, warnings, quality scales, call states. `Preflight`
+        // re-exports it, so `import Preflight` is all an app needs.
+        .library(name: "PreflightModel", targets: ["PreflightModel"]),
         .library(name: "PreflightCore", targets: ["PreflightCore"]),
         .library(name: "PreflightNIO", targets: ["PreflightNIO"]),
         .library(name: "Preflight", targets: ["Preflight"]),
@@ -37,10 +40,17 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
     ],
     targets: [
-        // Pure code, no I/O: wire codecs, measurement, quality scales, warnings, report, call state.
+        // The app's vocabulary, pure values with no dependency: the report and its records,
+        // errors and their codes, quality warnings, quality scales, call states, ICE server options.
+        .target(
+            name: "PreflightModel",
+            swiftSettings: sharedSwiftSettings
+        ),
+        // Pure code, no I/O: wire codecs (STUN, RTP, RTCP, signaling), ICE and TURN logic,
+        // measurement, the warnings engine. Re-exports PreflightModel.
         .target(
             name: "PreflightCore",
-            dependencies: ["CPreflightSHA1", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["PreflightModel", "CPreflightSHA1", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: sharedSwiftSettings
         ),
         // SHA-1 compression (x86 SHA extensions or portable C) for STUN's HMAC-SHA1 hot path.
@@ -61,13 +71,18 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
-        // The public client SDK: PreflightTest and its events and report.
+        // The public client SDK: PreflightTest and its events and report. Re-exports PreflightModel;
+        // PreflightCore and PreflightNIO are internal imports (not part of its public API).
         .target(
             name: "Preflight",
             dependencies: [
+                "PreflightModel",
                 "PreflightCore",
                 "PreflightNIO",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
@@ -108,10 +123,13 @@ let package = Package(
             name: "PreflightCLI",
             dependencies: [
                 "PreflightCore",
+                "PreflightNIO",
                 "Preflight",
                 "PreflightEdge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
@@ -130,9 +148,12 @@ let package = Package(
         .testTarget(
             name: "PreflightCoreTests",
             dependencies: [
+                "PreflightModel",
                 "PreflightCore",
                 // ExternalTool: the skip rule for tests that need tshark or python3.
                 "PreflightTesting",
+                "CPreflightSHA1",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             resources: [.copy("Fixtures")],
@@ -141,12 +162,14 @@ let package = Package(
         .testTarget(
             name: "PreflightEdgeTests",
             dependencies: [
+                "PreflightCore",
                 "PreflightEdge",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: sharedSwiftSettings
         ),
@@ -154,6 +177,7 @@ let package = Package(
             name: "PreflightTests",
             dependencies: [
                 "Preflight",
+                "PreflightCore",
                 "PreflightNIO",
                 "PreflightEdge",
                 "PreflightTesting",
@@ -170,7 +194,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PreflightCLITests",
-            dependencies: ["PreflightCLI", "PreflightEdge"],
+            dependencies: [
+                "PreflightCLI",
+                "PreflightCore",
+                "PreflightEdge",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
     ]

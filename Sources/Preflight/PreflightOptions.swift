@@ -1,4 +1,4 @@
-import PreflightCore
+public import PreflightModel
 
 /// What a ``PreflightTest`` needs: the access token and where the edge is, with the test's
 /// settings. Every property but the token has a documented default.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
-import PreflightCore
+public import PreflightModel
+internal import PreflightCore
 import Synchronization
 
 /// A preflight test call: connects to the edge, runs a test call (echo or record-playback),

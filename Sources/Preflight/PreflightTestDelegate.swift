@@ -1,4 +1,4 @@
-import PreflightCore
+public import PreflightModel
 
 /// Receives a ``PreflightTest``'s events: Twilio's `PreflightDelegate` callbacks. Every
 /// method has an empty default. Methods are called in event order from a background task; hop to

@@ -1,4 +1,4 @@
-import PreflightCore
+public import PreflightModel
 
 /// What a ``PreflightTest`` reports while it runs; ``PreflightTest/events()`` delivers them.
 public enum PreflightTestEvent: Sendable {

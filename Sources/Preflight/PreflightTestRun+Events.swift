@@ -1,6 +1,6 @@
 import Logging
-import PreflightCore
-import PreflightNIO
+internal import PreflightCore
+internal import PreflightNIO
 
 extension PreflightTestRun {
     /// Handles one input; returns the final report when the test is complete.

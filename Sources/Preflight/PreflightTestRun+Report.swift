@@ -1,5 +1,5 @@
-import PreflightCore
-import PreflightNIO
+internal import PreflightCore
+internal import PreflightNIO
 
 extension PreflightTestRun {
     mutating func mark(_ group: ConnectionStateEvent.Group, _ name: String, at instant: ContinuousClock.Instant = .now) {

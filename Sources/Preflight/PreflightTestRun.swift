@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import PreflightCore
-import PreflightNIO
+internal import PreflightCore
+internal import PreflightNIO
 
 /// One run of a ``PreflightTest``: a ``SignalingClient`` places the test call, an
 /// ``ICEAgentDriver`` connects its media, a ``MediaSession`` sends the test tone and measures

@@ -37,14 +37,15 @@ public struct TURNServerProcess: Sendable {
     ///   - secret: the REST API secret; random by default.
     ///   - certificate: a PEM certificate and key file pair for a TLS listener; none by default.
     ///   - extraArguments: more `turnserver` options.
-    /// - Throws: ``PreflightError`` `.invalidArgument` when coturn is not installed or does not
-    ///   start listening within 10 s.
+    /// - Throws: ``PreflightError`` `.processLaunchFailed` when coturn is not installed, cannot be
+    ///   started or does not start listening within 10 s; `.socketBindFailed` when no free port is
+    ///   found (docs/errors.md).
     public static func start(
         host: String = "127.0.0.1", secret: String = LocalEdge.randomSecret(), certificate: (cert: String, key: String)? = nil,
         extraArguments: [String] = []
     ) async throws(PreflightError) -> TURNServerProcess {
         guard let executable else {
-            throw PreflightError(code: .invalidArgument, message: "coturn: no turnserver on PATH (apt-get install coturn)")
+            throw PreflightError(code: .processLaunchFailed, message: "coturn: no turnserver on PATH (apt-get install coturn)")
         }
         let port = try await freePort(host: host)
         let tlsPort = certificate == nil ? nil : try await freePort(host: host)
@@ -71,21 +72,21 @@ public struct TURNServerProcess: Sendable {
         do {
             try process.run()
         } catch {
-            throw PreflightError(code: .invalidArgument, message: "coturn: cannot start \(executable.path)", underlying: error)
+            throw PreflightError(code: .processLaunchFailed, message: "coturn: cannot start \(executable.path)", underlying: error)
         }
         let server = TURNServerProcess(
             process: process, host: host, port: port, tlsPort: tlsPort, secret: secret, realm: realm, logFile: logFile)
         for _ in 0..<100 {
             if !process.isRunning {
                 throw PreflightError(
-                    code: .invalidArgument,
+                    code: .processLaunchFailed,
                     message: "coturn: exited with status \(process.terminationStatus) before listening (log: \(logFile))")
             }
             if await accepts(host: host, port: port), await accepts(host: host, port: tlsPort) { return server }
             try? await Task.sleep(for: .milliseconds(100))
         }
         server.stop()
-        throw PreflightError(code: .invalidArgument, message: "coturn: not listening on \(host):\(port) after 10 s (log: \(logFile))")
+        throw PreflightError(code: .processLaunchFailed, message: "coturn: not listening on \(host):\(port) after 10 s (log: \(logFile))")
     }
 
     /// Time-limited credentials the server accepts (the TURN REST API scheme).
@@ -119,7 +120,7 @@ public struct TURNServerProcess: Sendable {
             try await channel.close()
             return port
         } catch {
-            throw PreflightError(code: .invalidArgument, message: "coturn: no free port on \(host)", underlying: error)
+            throw PreflightError(code: .socketBindFailed, message: "coturn: no free port on \(host)", underlying: error)
         }
     }
 

@@ -110,14 +110,21 @@ struct EdgeTLSTests {
         let certificate = try TestCertificate.make()
         defer { certificate.remove() }
         let missing = certificate.directory.appendingPathComponent("missing.pem").path
-        for (cert, key, named) in [(missing, certificate.key, missing), (certificate.cert, missing, missing), (certificate.key, certificate.key, certificate.key)] {
+        // A file that cannot be read is 70203; one that holds no certificate is 70005.
+        let cases: [(cert: String, key: String, named: String, code: PreflightError.Code)] = [
+            (missing, certificate.key, missing, .fileUnreadable),
+            (certificate.cert, missing, missing, .fileUnreadable),
+            (certificate.directory.path, certificate.key, certificate.directory.path, .fileUnreadable),
+            (certificate.key, certificate.key, certificate.key, .invalidArgument),
+        ]
+        for (cert, key, named, code) in cases {
             var configuration = LocalEdge.configuration()
             configuration.tls = EdgeTLSConfiguration(certificateChainFile: cert, privateKeyFile: key)
             do {
                 _ = try await EdgeServer(configuration: configuration, logger: Logger(label: "test"))
                 Issue.record("the edge started with \(cert) and \(key)")
             } catch {
-                #expect(error.code == .invalidArgument)
+                #expect(error.code == code, "\(error)")
                 #expect(error.message.hasPrefix("edge TLS:"), "\(error.message)")
                 #expect(error.message.contains(named), "\(error.message)")
             }

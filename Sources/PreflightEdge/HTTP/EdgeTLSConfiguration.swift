@@ -1,3 +1,4 @@
+import Foundation
 import NIOSSL
 import PreflightCore
 
@@ -19,12 +20,14 @@ public struct EdgeTLSConfiguration: Sendable, Hashable {
     }
 
     /// Reads both files and makes the server context.
-    /// - Throws: ``PreflightError`` `.invalidArgument` naming the file that cannot be read, holds
-    ///   no certificate, or whose key does not fit the certificate.
+    /// - Throws: ``PreflightError`` `.fileUnreadable` naming a file that cannot be read, and
+    ///   `.invalidArgument` naming a file that holds no PEM certificate or key, or a key that does
+    ///   not fit the certificate (docs/errors.md).
     func makeContext() throws(PreflightError) -> NIOSSLContext {
+        let chainBytes = try Self.contents(of: certificateChainFile, holding: "certificate chain")
         let chain: [NIOSSLCertificate]
         do {
-            chain = try NIOSSLCertificate.fromPEMFile(certificateChainFile)
+            chain = try NIOSSLCertificate.fromPEMBytes(chainBytes)
         } catch {
             throw PreflightError(
                 code: .invalidArgument, message: "edge TLS: cannot read a PEM certificate chain from \(certificateChainFile)",
@@ -33,9 +36,10 @@ public struct EdgeTLSConfiguration: Sendable, Hashable {
         guard !chain.isEmpty else {
             throw PreflightError(code: .invalidArgument, message: "edge TLS: no certificate in \(certificateChainFile)")
         }
+        let keyBytes = try Self.contents(of: privateKeyFile, holding: "private key")
         let key: NIOSSLPrivateKey
         do {
-            key = try NIOSSLPrivateKey(file: privateKeyFile, format: .pem)
+            key = try NIOSSLPrivateKey(bytes: keyBytes, format: .pem)
         } catch {
             throw PreflightError(
                 code: .invalidArgument, message: "edge TLS: cannot read a PEM private key from \(privateKeyFile)", underlying: error)
@@ -51,5 +55,17 @@ public struct EdgeTLSConfiguration: Sendable, Hashable {
                 message: "edge TLS: cannot use the certificate in \(certificateChainFile) with the key in \(privateKeyFile)",
                 underlying: error)
         }
+    }
+
+    /// The bytes of `file`.
+    /// - Throws: ``PreflightError`` `.fileUnreadable` when it is missing, unreadable or not a file.
+    private static func contents(of file: String, holding what: String) throws(PreflightError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue,
+            let data = FileManager.default.contents(atPath: file)
+        else {
+            throw PreflightError(code: .fileUnreadable, message: "edge TLS: cannot read the \(what) file \(file)")
+        }
+        return Array(data)
     }
 }

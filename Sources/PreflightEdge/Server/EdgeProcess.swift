@@ -22,13 +22,14 @@ public struct EdgeProcess: Sendable {
     ///   - arguments: more `serve` arguments (limits, log level).
     ///   - standardError: where the edge's logs go (e.g. a file a test reads back); the parent's
     ///     standard error by default.
-    /// - Throws: ``PreflightError`` `.invalidArgument` when it cannot start or exits before listening.
+    /// - Throws: ``PreflightError`` `.processLaunchFailed` when it cannot start or exits before
+    ///   listening (docs/errors.md).
     public static func start(
         executable: URL, arguments: [String] = [], standardError: FileHandle? = nil
     ) throws(PreflightError) -> EdgeProcess {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw PreflightError(
-                code: .invalidArgument,
+                code: .processLaunchFailed,
                 message: "edge process: no preflight executable at \(executable.path) (build it with `swift build`)")
         }
         let secret = LocalEdge.randomSecret()
@@ -46,7 +47,7 @@ public struct EdgeProcess: Sendable {
         do {
             try process.run()
         } catch {
-            throw PreflightError(code: .invalidArgument, message: "edge process: cannot start \(executable.path)", underlying: error)
+            throw PreflightError(code: .processLaunchFailed, message: "edge process: cannot start \(executable.path)", underlying: error)
         }
         var text = ""
         while !text.contains("\nmedia ") {
@@ -54,7 +55,7 @@ public struct EdgeProcess: Sendable {
             guard !data.isEmpty else {
                 process.waitUntilExit()
                 throw PreflightError(
-                    code: .invalidArgument, message: "edge process: exited with status \(process.terminationStatus) before listening")
+                    code: .processLaunchFailed, message: "edge process: exited with status \(process.terminationStatus) before listening")
             }
             text += String(decoding: data, as: UTF8.self)
         }

@@ -119,6 +119,7 @@ public final class EdgeServer: Sendable {
     }
 
     /// Binds the media socket and serves HTTP and WebSocket signaling until the task is cancelled.
+    /// A socket that cannot be bound (media or HTTP) is ``PreflightError`` `.socketBindFailed`.
     /// - Parameter gracefulShutdownSignals: signals that stop the server (the `serve` command
     ///   passes SIGINT and SIGTERM); none when embedded.
     public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws {
@@ -127,14 +128,14 @@ public final class EdgeServer: Sendable {
             mediaChannel = try await media.bind(host: configuration.host, port: configuration.mediaPort)
         } catch {
             let failure = PreflightError(
-                code: .invalidArgument,
+                code: .socketBindFailed,
                 message: "edge: cannot bind UDP media on \(configuration.host):\(configuration.mediaPort)", underlying: error)
             resolveReady(.failure(failure))
             throw failure
         }
         defer { mediaChannel.close(promise: nil) }
         guard let mediaAddress = mediaChannel.localAddress else {
-            throw PreflightError(code: .invalidArgument, message: "edge: the media socket has no local address")
+            throw PreflightError(code: .socketBindFailed, message: "edge: the media socket has no local address")
         }
         let webSocketResponder = makeWebSocketRouter(mediaPort: mediaAddress.port ?? 0).buildResponder()
         let (limits, limiter, tls) = (configuration.httpLimits, httpLimiter, tlsContext)
@@ -171,8 +172,19 @@ public final class EdgeServer: Sendable {
                 try await application.runService(gracefulShutdownSignals: gracefulShutdownSignals)
             }
         } catch {
-            resolveReady(.failure(error))
-            throw error
+            // Failing before the server ran is failing to listen (the port is in use, the address
+            // is not this host's): a coded error, as for the media socket.
+            let starting = ready.withLock { state in
+                if case .waiting = state { true } else { false }
+            }
+            let failure: any Error =
+                starting && !(error is CancellationError)
+                ? PreflightError(
+                    code: .socketBindFailed,
+                    message: "edge: cannot listen for HTTP on \(configuration.host):\(configuration.httpPort)", underlying: error)
+                : error
+            resolveReady(.failure(failure))
+            throw failure
         }
         resolveReady(.failure(PreflightError(code: .cancelled, message: "edge: stopped before it was running")))
     }

@@ -21,7 +21,7 @@ public final class MediaSocket: Sendable {
     ///   - port: the local port, 0 (ephemeral) by default.
     ///   - bufferedDatagrams: how many received datagrams wait for the reader before the oldest are
     ///     dropped (a stalled reader must not grow memory without bound); 4096 by default.
-    /// - Throws: ``PreflightError`` `.invalidArgument` when the socket cannot be bound.
+    /// - Throws: ``PreflightError`` `.socketBindFailed` when the socket cannot be bound.
     public static func bind(
         host: String = "0.0.0.0", port: Int = 0, bufferedDatagrams: Int = 4096,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
@@ -40,7 +40,7 @@ public final class MediaSocket: Sendable {
             return MediaSocket(channel: channel, datagrams: stream)
         } catch {
             continuation.finish()
-            throw PreflightError(code: .invalidArgument, message: "media: cannot bind UDP on \(host):\(port)", underlying: error)
+            throw PreflightError(code: .socketBindFailed, message: "media: cannot bind UDP on \(host):\(port)", underlying: error)
         }
     }
 

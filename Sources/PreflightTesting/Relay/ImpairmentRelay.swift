@@ -48,13 +48,13 @@ public final class ImpairmentRelay: Sendable {
             core.attach(front: front, back: back)
             guard let address = front.localAddress else {
                 core.close()
-                throw PreflightError(code: .invalidArgument, message: "relay: the bound socket has no address")
+                throw PreflightError(code: .socketBindFailed, message: "relay: the bound socket has no address")
             }
             return ImpairmentRelay(address: address, core: core)
         } catch let error as PreflightError {
             throw error
         } catch {
-            throw PreflightError(code: .invalidArgument, message: "relay: cannot bind UDP on \(host)", underlying: error)
+            throw PreflightError(code: .socketBindFailed, message: "relay: cannot bind UDP on \(host)", underlying: error)
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import PropertyBased
-@testable import PreflightCore
+import PreflightModel
 import Testing
 
 /// `FixedDecimalFormat` against hand-derived `%f` strings and against C's own `%f`

@@ -1,4 +1,4 @@
-import PreflightCore
+@testable import PreflightEdge
 import Testing
 
 @Suite struct TokenBucketTests {

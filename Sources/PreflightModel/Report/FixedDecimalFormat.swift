@@ -3,13 +3,14 @@
 /// The reference report writes warning records' `values` and `threshold` (`"0.305590"`,
 /// `"1.000000"`) and stats samples' `timestamp` (`"1731699140337.642090"`) as `"%f"` strings: six decimals, no exponent, the exact binary value rounded
 /// half-to-even (as glibc and Apple's libc do), `"-"` kept on negative values that round to zero,
-/// and `"inf"`, `"-inf"`, `"nan"` for non-finite values.
-enum FixedDecimalFormat {
+/// and `"inf"`, `"-inf"`, `"nan"` for non-finite values. Package access: PreflightCore's warnings
+/// engine writes its records with it too.
+package enum FixedDecimalFormat {
     /// 10^6: the scale of the six decimals.
     private static let scale: UInt128 = 1_000_000
 
     /// `x` written with exactly six decimals, as `String(format: "%f", x)` would.
-    static func sixDecimals(_ x: Double) -> String {
+    package static func sixDecimals(_ x: Double) -> String {
         if x.isNaN { return x.sign == .minus ? "-nan" : "nan" }
         if x.isInfinite { return x.sign == .minus ? "-inf" : "inf" }
         let sign = x.sign == .minus ? "-" : ""

@@ -1,11 +1,12 @@
 /// A token bucket: allows `rate` events per second on average with bursts of up to `burst`.
 ///
 /// Pure: the caller passes the time (seconds on any monotonic clock), so tests run without clocks.
-public struct TokenBucket: Sendable, Hashable {
+/// The edge's own (``SourceRateLimiter``): the SDK never limits rates.
+struct TokenBucket: Sendable, Hashable {
     /// Sustained rate, events per second.
-    public let rate: Double
+    let rate: Double
     /// Largest burst, events.
-    public let burst: Double
+    let burst: Double
     private var tokens: Double
     private var last: Double?
 
@@ -13,7 +14,7 @@ public struct TokenBucket: Sendable, Hashable {
     /// - Parameters:
     ///   - rate: events per second, > 0 (a non-positive or NaN rate allows nothing).
     ///   - burst: the bucket size, ≥ 1.
-    public init(rate: Double, burst: Double) {
+    init(rate: Double, burst: Double) {
         self.rate = rate.isFinite && rate > 0 ? rate : 0
         self.burst = burst.isFinite ? max(1, burst) : 1
         tokens = self.burst
@@ -22,7 +23,7 @@ public struct TokenBucket: Sendable, Hashable {
 
     /// Takes one token at `time` if there is one.
     /// - Returns: whether the event is allowed.
-    public mutating func allow(at time: Double) -> Bool {
+    mutating func allow(at time: Double) -> Bool {
         if let last, time.isFinite, time > last {
             tokens = min(burst, tokens + (time - last) * rate)
         }
