@@ -58,8 +58,9 @@ struct SignalingSession {
     enum Ending: Sendable {
         /// The session ended on this connection: close it (the normal end).
         case here
-        /// The session moved to another connection (this one was lost) and ended there.
-        case elsewhere
+        /// This connection was lost: the session ended after its resume window, or on the
+        /// connection that resumed it (which closes itself). Nothing to close here.
+        case connectionLost
         /// This connection resumed another session: it serves that one until it ends.
         case resumedOther(ended: AsyncStream<Never>)
     }
@@ -80,7 +81,7 @@ struct SignalingSession {
                 events, postingTo: continuation, replyingOn: outbound, reader: reader)
             continuation.finish()
             switch ending {
-            case .elsewhere:
+            case .connectionLost:
                 // This connection was lost long ago; the other one closed itself.
                 group.cancelAll()
                 return
@@ -168,12 +169,12 @@ struct SignalingSession {
                     else {
                         logger.info("signaling session not resumed in time", metadata: ["sessionId": "\(sessionId)"])
                         attachment = nil
-                        ending = .elsewhere
+                        ending = .connectionLost
                         break loop
                     }
                     attachment = resumed
                     outbound = resumed.outbound
-                    ending = .elsewhere
+                    ending = .connectionLost
                     await send(.resumed(.init(sessionId: sessionId, callSid: phase.callSid)))
                     disposition = .proceed
                 case (.message(.resume(let request)), .awaitingHello):

@@ -39,7 +39,8 @@ public enum HostInterfaces {
     /// The interface's kind as WebRTC names it: from Linux's sysfs (ARPHRD type 772 is loopback,
     /// 1 Ethernet, a `wireless` directory Wi-Fi, `tun`/`wg`/`ppp` names VPN); else from the address.
     public static func networkType(_ ip: String, device: String = "") -> String {
-        if ip.hasPrefix("127.") || ip == "::1" { return "Loopback" }
+        let byAddress = ICEAgent.networkType(ofAddress: ip)
+        if byAddress == "Loopback" { return byAddress }
         #if os(Linux)
             if !device.isEmpty, !device.contains("/") {
                 let base = "/sys/class/net/\(device)"
@@ -54,6 +55,6 @@ public enum HostInterfaces {
                 }
             }
         #endif
-        return "Unknown"
+        return byAddress
     }
 }

@@ -78,8 +78,13 @@ extension ICEAgentDriver {
     func received(_ datagram: Datagram, on socket: ICEAgent.Socket) {
         guard let source = TransportAddress(datagram.source) else { return }
         let now = seconds(datagram.arrival)
+        feed(datagram) { agent in datagram.data.withUnsafeReadableBytes { agent.receive($0, from: source, on: socket, now: now) } }
+    }
+
+    /// Gives the agent what arrived; its events first, then the media it let through, in order.
+    private func feed(_ datagram: Datagram, _ receive: (inout ICEAgent) -> ICEAgent.Inbound) {
         let actions = agent.withLock { agent in
-            let inbound = datagram.data.withUnsafeReadableBytes { agent.receive($0, from: source, on: socket, now: now) }
+            let inbound = receive(&agent)
             let actions = deliverEvents(agent.takeOutputs())
             deliverMedia(inbound, datagram)
             return actions
@@ -139,13 +144,7 @@ extension ICEAgentDriver {
         update { $0.streamConnected(id, now: self.seconds(.now)) }
         for await message in connection.messages {
             let now = seconds(message.arrival)
-            let actions = agent.withLock { agent in
-                let inbound = agent.receive(streamMessage: Array(message.data.readableBytesView), from: id, now: now)
-                let actions = deliverEvents(agent.takeOutputs())
-                deliverMedia(inbound, message)
-                return actions
-            }
-            perform(actions)
+            feed(message) { $0.receive(streamMessage: Array(message.data.readableBytesView), from: id, now: now) }
         }
         update { $0.streamFailed(id, reason: "TURN: the server closed the connection", now: self.seconds(.now)) }
     }

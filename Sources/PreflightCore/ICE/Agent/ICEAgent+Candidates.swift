@@ -28,7 +28,7 @@ extension ICEAgent {
     mutating func addReflexive(_ mapped: TransportAddress, url: String, now: Double) {
         guard !locals.contains(where: { $0.candidate.address == mapped.host && $0.candidate.port == mapped.port }) else { return }
         // The base: a host candidate of the socket the answer came to (the same family).
-        let path = Path.socket(mapped.family == .ipv6 ? .ipv6 : .ipv4)
+        let path = Path.socket(Self.socket(for: mapped))
         let base = locals.first { $0.stats.candidateType == .host && $0.path == path }
         let foundation = foundation(type: .serverReflexive, base: base?.candidate.address ?? "", server: url, transport: "udp")
         let priority = ICECandidate.priority(typePreference: 100, localPreference: 65535, component: configuration.component)

@@ -9,7 +9,7 @@ extension ICEAgent {
         remoteParameters = parameters
         for candidate in parameters.candidates {
             guard candidate.transport == "udp", let address = TransportAddress(host: candidate.address, port: candidate.port),
-                sockets[address.family == .ipv6 ? .ipv6 : .ipv4] != nil
+                sockets[Self.socket(for: address)] != nil
             else { continue }
             remotes.append(Remote(candidate: candidate, address: address, stats: Self.stats(of: candidate, isRemote: true)))
         }

@@ -95,7 +95,7 @@ extension ICEAgent {
             guard let bytes = try? request.encoded(fingerprint: true) else { return }
             servers[id.index].kind = .stun(STUNGathering(
                 transactionID: request.transactionID, bytes: bytes, transmissions: 1, nextRetransmit: now + 0.25))
-            transmit(bytes, .udp(address.family == .ipv6 ? .ipv6 : .ipv4, to: address))
+            transmit(bytes, .udp(Self.socket(for: address), to: address))
         }
     }
 
@@ -135,7 +135,7 @@ extension ICEAgent {
                 gathering.transmissions += 1
                 gathering.nextRetransmit = now + 0.25 * Double(1 << min(gathering.transmissions - 1, 3))
                 servers[index].kind = .stun(gathering)
-                transmit(gathering.bytes, .udp(address.family == .ipv6 ? .ipv6 : .ipv4, to: address))
+                transmit(gathering.bytes, .udp(Self.socket(for: address), to: address))
             case .turn(var client):
                 let (resend, events) = client.retransmissions(now: now)
                 servers[index].kind = .turn(client)
@@ -158,8 +158,13 @@ extension ICEAgent {
         if server.isStream {
             if server.connected { transmit(bytes, .stream(id)) }
         } else if let address = server.address {
-            transmit(bytes, .udp(address.family == .ipv6 ? .ipv6 : .ipv4, to: address))
+            transmit(bytes, .udp(Self.socket(for: address), to: address))
         }
+    }
+
+    /// The socket that reaches `address`: the IPv6 one for IPv6.
+    static func socket(for address: TransportAddress) -> Socket {
+        address.family == .ipv6 ? .ipv6 : .ipv4
     }
 
     mutating func serverFailed(_ id: ServerID, code: Int = ICECandidateErrorRecord.unreachable, text: String, now: Double) {
