@@ -27,7 +27,8 @@ struct SecretOption {
     /// of them gives one.
     /// - Throws: `ValidationError` when both the option and the file are given (see
     ///   ``refuseBoth(value:file:)``); ``CommandFailure`` with ``PreflightError``
-    ///   `.invalidArgument` when the file cannot be read or the secret is empty.
+    ///   `.fileUnreadable` when the file cannot be read, `.invalidArgument` when it is not text or
+    ///   the secret is empty.
     func resolve(value: String?, file: String?, environment: [String: String]) throws -> String? {
         func failure(_ message: String) -> CommandFailure {
             CommandFailure(PreflightError(code: .invalidArgument, message: message))
@@ -41,7 +42,7 @@ struct SecretOption {
                 data = try Data(contentsOf: URL(fileURLWithPath: file))
             } catch {
                 throw CommandFailure(PreflightError(
-                    code: .invalidArgument, message: "\(fileFlag) \(file): cannot read the \(name) file", underlying: error))
+                    code: .fileUnreadable, message: "\(fileFlag) \(file): cannot read the \(name) file", underlying: error))
             }
             guard let text = String(data: data, encoding: .utf8) else {
                 throw failure("\(fileFlag) \(file): the \(name) file is not UTF-8 text")

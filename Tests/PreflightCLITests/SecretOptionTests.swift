@@ -20,13 +20,14 @@ import Testing
         try #require(try PreflightCommand.parseAsRoot(["serve", "--account", "AC1"] + arguments) as? ServeCommand)
     }
 
-    /// The message of the ``CommandFailure`` that `body` throws, after checking its code is 70005.
-    static func failureMessage(_ body: () throws -> Void) -> String? {
+    /// The message of the ``CommandFailure`` that `body` throws, after checking its code (70005
+    /// unless another is expected).
+    static func failureMessage(code: PreflightError.Code = .invalidArgument, _ body: () throws -> Void) -> String? {
         do {
             try body()
         } catch let failure as CommandFailure {
-            #expect(failure.error.code == .invalidArgument)
-            #expect(failure.description.hasPrefix("error 70005: "))
+            #expect(failure.error.code == code)
+            #expect(failure.description.hasPrefix("error \(code.rawValue): "))
             return failure.error.message
         } catch {
             Issue.record("not a coded failure: \(error)")
@@ -65,10 +66,11 @@ import Testing
     @Test func anUnreadableSecretFileIsRefused() throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-no-such-\(UUID().uuidString)").path
         let serve = try Self.serve(["--api-key", "SK1", "--api-secret-file", missing])
-        let message = Self.failureMessage { _ = try serve.edgeConfiguration(environment: [:]) }
+        // A file that cannot be read is a local failure: 70203, as for the TLS files.
+        let message = Self.failureMessage(code: .fileUnreadable) { _ = try serve.edgeConfiguration(environment: [:]) }
         #expect(message == "--api-secret-file \(missing): cannot read the API key secret file")
         let turn = try Self.serve(["--api-key", "SK1", "--api-secret", Self.secret, "--turn-secret-file", missing])
-        #expect(Self.failureMessage { _ = try turn.edgeConfiguration(environment: [:]) }
+        #expect(Self.failureMessage(code: .fileUnreadable) { _ = try turn.edgeConfiguration(environment: [:]) }
             == "--turn-secret-file \(missing): cannot read the TURN secret file")
     }
 
