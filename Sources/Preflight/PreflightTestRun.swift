@@ -68,7 +68,7 @@ struct PreflightTestRun {
                 agent: ICEAgent.Configuration(
                     transportPolicy: options.iceTransportPolicy, gatheringTimeout: options.gatheringTimeout,
                     checkTimeout: options.iceTimeout, disconnectTimeout: options.mediaTimeout,
-                    consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime)),
+                    consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime), peerName: "the edge"),
                 offersLoopback: HostInterfaces.isLoopback(url: options.edgeURL),
                 turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
             origin: origin, logger: test.logger, events: { inputs.yield(.ice($0)) })

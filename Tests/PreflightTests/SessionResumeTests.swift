@@ -55,6 +55,9 @@ import Testing
             // The media path never depended on the WebSocket: echoes kept coming.
             #expect(echoesLater > echoesAtCut + 5, "echoes: \(echoesAtCut) at the cut, \(echoesLater) later")
             #expect(log.names.first { $0.hasPrefix("reconnecting") } == "reconnecting:\(PreflightError.Code.signalingDisconnected.rawValue)")
+            // Lost again: the client resumes with the token the first `resumed` brought.
+            await relay.cut()
+            #expect(await Self.wait(upTo: .seconds(5)) { log.names.filter { $0 == "reconnected" }.count == 2 }, "events: \(log.names)")
             #expect(edge.server.sessionCount == 1)
             #expect(edge.server.media.sessionCount == 1)
             // The resumed session ends normally.

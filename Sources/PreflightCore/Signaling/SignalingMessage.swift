@@ -81,11 +81,14 @@ public enum SignalingMessage: Sendable, Hashable {
         public var sessionId: String
         /// The call in progress, if any: its media never stopped.
         public var callSid: String?
+        /// The token for the next resume: each token resumes once.
+        public var resumeToken: String?
 
         /// Creates the body.
-        public init(sessionId: String, callSid: String? = nil) {
+        public init(sessionId: String, callSid: String? = nil, resumeToken: String? = nil) {
             self.sessionId = sessionId
             self.callSid = callSid
+            self.resumeToken = resumeToken
         }
     }
 

@@ -28,53 +28,57 @@ final class SessionResumptions: Sendable {
     /// Sessions parked now.
     var count: Int { parked.withLock { $0.count } }
 
-    /// Parks a session until a connection resumes it, `window` passes, or the task is cancelled.
+    /// Parks a session until a connection resumes it, `deadline` passes, or the task is cancelled.
     /// - Returns: the new connection's attachment, or `nil` when none came in time.
     func park(
-        sessionId: String, token: String, events: AsyncStream<SignalingSession.Event>.Continuation, window: Duration
+        sessionId: String, token: String, events: AsyncStream<SignalingSession.Event>.Continuation,
+        until deadline: ContinuousClock.Instant
     ) async -> Attachment? {
         let timer = Task {
-            try? await Task.sleep(for: window)
+            try? await Task.sleep(until: deadline, clock: .continuous)
             self.expire(sessionId)
         }
         defer { timer.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Attachment?, Never>) in
-                if Task.isCancelled {
-                    waiter.resume(returning: nil)
-                    return
+                // Checked under the lock: a timer or a cancellation that came first is not lost.
+                let registered = parked.withLock { parked -> Parked? in
+                    guard !Task.isCancelled, ContinuousClock.now < deadline else { return nil }
+                    let entry = Parked(token: Array(token.utf8), events: events, waiter: waiter)
+                    parked[sessionId]?.waiter.resume(returning: nil)
+                    parked[sessionId] = entry
+                    return entry
                 }
-                let displaced = parked.withLock { parked in
-                    parked.updateValue(Parked(token: Array(token.utf8), events: events, waiter: waiter), forKey: sessionId)
-                }
-                displaced?.waiter.resume(returning: nil)
+                if registered == nil { waiter.resume(returning: nil) }
             }
         } onCancel: {
             self.expire(sessionId)
         }
     }
 
-    /// Resumes parked session `sessionId` on a new connection when `token` is its resume token.
-    /// - Returns: the session's event queue, which the new connection's reader now feeds; `nil`
-    ///   (refused) when no parked session has that id and token.
-    func resume(sessionId: String, token: String, attachment: Attachment) -> AsyncStream<SignalingSession.Event>.Continuation? {
+    /// Resumes parked session `sessionId` on a new connection when `token` is its resume token:
+    /// `redirect` gets the session's event queue (the new connection's reader feeds it from now
+    /// on) before the session wakes, so nothing the client sends after `resume` is lost.
+    /// - Returns: whether it was resumed; `false` (refused) when no parked session has that id
+    ///   and token.
+    func resume(
+        sessionId: String, token: String, attachment: Attachment,
+        redirect: (AsyncStream<SignalingSession.Event>.Continuation) -> Void
+    ) -> Bool {
         let claimed = parked.withLock { parked -> Parked? in
-            guard let entry = parked[sessionId], Self.constantTimeEqual(entry.token, Array(token.utf8)) else { return nil }
+            guard let entry = parked[sessionId], StatusAuthorization.constantTimeEquals(entry.token, Array(token.utf8)) else {
+                return nil
+            }
             parked.removeValue(forKey: sessionId)
             return entry
         }
-        guard let claimed else { return nil }
+        guard let claimed else { return false }
+        redirect(claimed.events)
         claimed.waiter.resume(returning: attachment)
-        return claimed.events
+        return true
     }
 
     private func expire(_ sessionId: String) {
         parked.withLock { $0.removeValue(forKey: sessionId) }?.waiter.resume(returning: nil)
-    }
-
-    /// Equal bytes, in a time that depends on the length only (the tokens' length is public).
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -62,9 +62,9 @@ extension SignalingSession {
             if Task.isCancelled { return }
             logger.debug("signaling connection ended", metadata: ["error": "\(UntrustedText.excerpt("\(error)", limit: 200))"])
             state.protocolError.store(true, ordering: .releasing)
-            deliver(.closed)
+            deliver(.closed(protocolError: true))
             throw error
         }
-        deliver(.closed)
+        deliver(.closed(protocolError: false))
     }
 }

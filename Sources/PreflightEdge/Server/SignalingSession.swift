@@ -24,7 +24,9 @@ struct SignalingSession {
     enum Event: Sendable {
         case message(SignalingMessage)
         case malformed(PreflightError)
-        case closed
+        /// The connection ended; `protocolError` when the client broke the WebSocket protocol
+        /// (that session ends: it is not resumed).
+        case closed(protocolError: Bool)
         /// The timer of the phase with this number expired (``Phase`` changes count up from 0).
         case timeout(phaseNumber: Int)
         case applicationFinished(reason: String, code: PreflightError.Code?)
@@ -158,14 +160,16 @@ struct SignalingSession {
                 case (.closed, .awaitingHello), (.closed, .awaitingInvite):
                     // Nothing to resume before a call: the client signs in again.
                     break loop
-                case (.closed, .inCall):
+                case (.closed(let protocolError), .inCall):
                     // The connection was lost without a hangup: the session (and its call's
-                    // media) waits for the client to resume it on a new connection.
-                    guard configuration.sessionResumeWindow > .zero, !resumeToken.isEmpty else { break loop }
+                    // media) waits for the client to resume it on a new connection. A client
+                    // that broke the protocol gets no second chance.
+                    guard !protocolError, configuration.sessionResumeWindow > .zero, !resumeToken.isEmpty else { break loop }
                     attachment?.ended.finish()
                     logger.debug("signaling session parked", metadata: ["sessionId": "\(sessionId)"])
                     guard let resumed = await edge.resumptions.park(
-                        sessionId: sessionId, token: resumeToken, events: continuation, window: configuration.sessionResumeWindow)
+                        sessionId: sessionId, token: resumeToken, events: continuation,
+                        until: .now + configuration.sessionResumeWindow)
                     else {
                         logger.info("signaling session not resumed in time", metadata: ["sessionId": "\(sessionId)"])
                         attachment = nil
@@ -175,21 +179,24 @@ struct SignalingSession {
                     attachment = resumed
                     outbound = resumed.outbound
                     ending = .connectionLost
-                    await send(.resumed(.init(sessionId: sessionId, callSid: phase.callSid)))
+                    // A new token for the next loss: the one just used opens nothing more.
+                    var random = SystemRandomNumberGenerator()
+                    resumeToken = Self.hex(&random, bytes: 16)
+                    await send(.resumed(.init(sessionId: sessionId, callSid: phase.callSid, resumeToken: resumeToken)))
                     disposition = .proceed
                 case (.message(.resume(let request)), .awaitingHello):
                     // This connection continues another session: its reader feeds that one.
                     let (ended, endedContinuation) = AsyncStream<Never>.makeStream()
-                    guard let target = edge.resumptions.resume(
+                    guard edge.resumptions.resume(
                         sessionId: request.sessionId, token: request.resumeToken,
-                        attachment: SessionResumptions.Attachment(outbound: outbound, ended: endedContinuation))
+                        attachment: SessionResumptions.Attachment(outbound: outbound, ended: endedContinuation),
+                        redirect: { target in reader.target.withLock { $0 = target } })
                     else {
                         await fail(PreflightError(
                             code: .sessionResumeRefused, message: "signaling: no session to resume with this id and token"))
                         disposition = .end
                         break
                     }
-                    reader.target.withLock { $0 = target }
                     ending = .resumedOther(ended: ended)
                     break loop
                 case (.malformed(let error), _):

@@ -8,13 +8,19 @@ import Synchronization
 extension ICEAgentDriver {
     /// Runs `body` on the agent, delivers its events (under the lock, so they stay in order
     /// whichever task fed the agent), then performs the rest of its outputs.
-    func tryUpdate<Result>(_ body: (inout ICEAgent) throws(PreflightError) -> Result) throws(PreflightError) -> Result {
-        let (result, actions) = try agent.withLock { agent throws(PreflightError) -> (Result, [ICEAgent.Output]) in
-            let result = try body(&agent)
+    func tryUpdate<Value>(_ body: (inout ICEAgent) throws(PreflightError) -> Value) throws(PreflightError) -> Value {
+        // What the agent queued before it threw (its `failed` event) is delivered too.
+        let (result, actions) = agent.withLock { agent -> (Result<Value, PreflightError>, [ICEAgent.Output]) in
+            let result: Result<Value, PreflightError>
+            do throws(PreflightError) {
+                result = .success(try body(&agent))
+            } catch {
+                result = .failure(error)
+            }
             return (result, deliverEvents(agent.takeOutputs()))
         }
         perform(actions)
-        return result
+        return try result.get()
     }
 
     func update(_ body: (inout ICEAgent) -> Void) {
@@ -58,7 +64,8 @@ extension ICEAgentDriver {
             case .connect(let id, let address, let url):
                 workContinuation.yield(.connect(id, address: address, url: url))
             case .closeStream(let id):
-                if let connection = streams.withLock({ $0.removeValue(forKey: id) }) { workContinuation.yield(.close(connection)) }
+                // Closed on its event loop after what was written to it (a deleting Refresh).
+                streams.withLock { $0.removeValue(forKey: id) }?.channel.close(promise: nil)
             case .event:
                 continue
             }

@@ -39,7 +39,6 @@ public final class ICEAgentDriver: Sendable {
     enum Work: Sendable {
         case resolve(ICEAgent.ServerID, host: String, port: Int)
         case connect(ICEAgent.ServerID, address: TransportAddress, url: ICEServerURL)
-        case close(TURNStreamConnection)
     }
 
     /// Binds the agent's sockets.
@@ -106,8 +105,6 @@ public final class ICEAgentDriver: Sendable {
                     }
                 case .connect(let id, let address, let url):
                     group.addTask { await self.connectStream(id, address: address, url: url) }
-                case .close(let connection):
-                    group.addTask { await connection.close() }
                 }
             }
             group.cancelAll()
@@ -130,9 +127,12 @@ public final class ICEAgentDriver: Sendable {
     }
 
     /// Sends media over the selected pair; nothing before one is selected or after the end.
-    public func sendMedia(_ bytes: [UInt8]) {
-        guard let route = agent.withLock({ $0.mediaRoute }), let framed = route.frame(bytes) else { return }
+    /// - Returns: whether it was sent.
+    @discardableResult
+    public func sendMedia(_ bytes: [UInt8]) -> Bool {
+        guard let route = agent.withLock({ $0.mediaRoute }), let framed = route.frame(bytes) else { return false }
         send(framed, route.transport)
+        return true
     }
 
     /// From now on silence from the remote side does not disconnect (the media ended).
@@ -142,9 +142,9 @@ public final class ICEAgentDriver: Sendable {
 
     /// Deletes the TURN allocations, closes the connections and sockets; no event follows.
     public func close() async {
+        // The agent deletes its allocations and closes its stream connections (`closeStream`).
         update { $0.close(now: self.seconds(.now)) }
         workContinuation.finish()
-        for connection in streams.withLock({ $0.values }) { await connection.close() }
         await socket.close()
         await ipv6Socket?.close()
     }

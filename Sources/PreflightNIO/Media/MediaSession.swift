@@ -15,7 +15,7 @@ public final class MediaSession: Sendable {
     public let origin: ContinuousClock.Instant
     /// Wall-clock milliseconds since the Unix epoch at ``origin``.
     public let wallClockOrigin: Double
-    let transmit: @Sendable ([UInt8]) -> Void
+    let transmit: @Sendable ([UInt8]) -> Bool
     let state: Mutex<State>
 
     struct State: Sendable {
@@ -29,10 +29,11 @@ public final class MediaSession: Sendable {
     ///   - configuration: SSRC, sequence numbers, clock rate.
     ///   - origin: time 0 of the session's clock.
     ///   - wallClockOrigin: wall-clock milliseconds since the Unix epoch at `origin`.
-    ///   - transmit: sends one RTP or RTCP packet on the current route (dropping it when there is none).
+    ///   - transmit: sends one RTP or RTCP packet on the current route; `false` when there is none
+    ///     (the packet is dropped and not counted as sent).
     public init(
         configuration: MediaSessionConfiguration, origin: ContinuousClock.Instant, wallClockOrigin: Double,
-        transmit: @escaping @Sendable ([UInt8]) -> Void
+        transmit: @escaping @Sendable ([UInt8]) -> Bool
     ) {
         self.configuration = configuration
         self.origin = origin
@@ -64,8 +65,7 @@ public final class MediaSession: Sendable {
                     sequenceNumber: sequence, timestamp: timestamp, ssrc: configuration.ssrc,
                     headerExtension: MediaExtension.clientExtension(sendMicroseconds: sendTime), payload: payload[...])
                 sequence &+= 1
-                guard let bytes = try? packet.encoded() else { continue }
-                transmit(bytes)
+                guard let bytes = try? packet.encoded(), transmit(bytes) else { continue }
                 state.withLock { $0.meter.recordSent(bytes: bytes.count, audioLevel: frame.audioLevel) }
             }
             timestamp &+= frame.timestampIncrement
@@ -100,7 +100,7 @@ public final class MediaSession: Sendable {
         let compound = RTCPCompoundPacket([
             .senderReport(report), .sourceDescription(.cname(configuration.cname, ssrc: configuration.ssrc)),
         ])
-        if let bytes = try? compound.encoded() { transmit(bytes) }
+        if let bytes = try? compound.encoded() { _ = transmit(bytes) }
     }
 
     /// Closes the interval since the last sample and returns its figures, stamped `at`.

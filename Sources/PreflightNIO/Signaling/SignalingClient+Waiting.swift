@@ -3,18 +3,22 @@ import Synchronization
 
 extension SignalingClient {
     /// A message for a waiting request goes to it; the rest to ``events``. An error message fails
-    /// the waiting request (the edge answered it with an error).
+    /// the waiting request (the edge answered it with an error) and goes to ``events`` too, so
+    /// that a reader of ``events`` sees the edge's error before the close that follows it.
     func route(_ message: SignalingMessage) {
         switch message {
         case .welcome:
             if resolve(.welcome, .success(message)) { return }
         case .answer:
             if resolve(.answer, .success(message)) { return }
-        case .resumed:
+        case .resumed(let body):
+            if let token = body.resumeToken {
+                state.withLock { $0.resume?.resumeToken = token }
+            }
             if resolve(.resumed, .success(message)) { return }
         case .error(let info):
             let error = info.preflightError
-            if resolve(.resumed, .failure(error)) || resolve(.welcome, .failure(error)) || resolve(.answer, .failure(error)) { return }
+            _ = resolve(.resumed, .failure(error)) || resolve(.welcome, .failure(error)) || resolve(.answer, .failure(error))
         default:
             break
         }
@@ -40,14 +44,17 @@ extension SignalingClient {
         defer { timer.cancel() }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: Waiter) in
+                // Everything that could have ended the wait before it was registered (a timer,
+                // a cancellation, the end of the session) is checked under the same lock.
                 let immediate = state.withLock { state -> Result<SignalingMessage?, PreflightError>? in
-                    if state.cancelled.remove(awaited) != nil {
+                    if Task.isCancelled {
                         return .failure(PreflightError(code: .cancelled, message: "signaling: cancelled"))
                     }
                     if case .some(let error) = state.ended {
                         return .failure(error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection was closed"))
                     }
                     if awaited == .open, state.isOpen { return .success(nil) }
+                    if ContinuousClock.now >= deadline { return .failure(timeout) }
                     if state.waiters[awaited] != nil {
                         return .failure(PreflightError(code: .invalidArgument, message: "signaling: a request of this kind is already waiting"))
                     }
@@ -57,11 +64,9 @@ extension SignalingClient {
                 if let immediate { waiter.resume(returning: immediate) }
             }
         } onCancel: {
-            let cancelled = PreflightError(code: .cancelled, message: "signaling: cancelled")
-            if !resolve(awaited, .failure(cancelled)) {
-                // Not registered yet: the registration sees this and resumes at once.
-                state.withLock { _ = $0.cancelled.insert(awaited) }
-            }
+            // A waiter registered before the cancellation is resumed here; one registering after
+            // it sees `Task.isCancelled` under the lock.
+            resolve(awaited, .failure(PreflightError(code: .cancelled, message: "signaling: cancelled")))
         }
         return try result.get()
     }

@@ -44,7 +44,6 @@ public final class SignalingClient: Sendable {
         /// Set when the session ended: why (`nil` inside: closed by us).
         var ended: PreflightError??
         var waiters: [Awaited: Waiter] = [:]
-        var cancelled: Set<Awaited> = []
         /// From the welcome: what a new connection needs to resume the session.
         var resume: SignalingMessage.Resume?
         var closing = false

@@ -18,7 +18,7 @@ import Testing
         .welcome(.init(edge: "lab", sessionId: "S1", iceServers: [ICEServer(urls: ["stun:198.18.0.3:3478"])])),
         .welcome(.init(edge: "lab", sessionId: "S1", resumeToken: "0123456789abcdef0123456789abcdef")),
         .resume(.init(sessionId: "S1", resumeToken: "0123456789abcdef0123456789abcdef")),
-        .resumed(.init(sessionId: "S1", callSid: "CA123")),
+        .resumed(.init(sessionId: "S1", callSid: "CA123", resumeToken: "fedcba9876543210fedcba9876543210")),
         .resumed(.init(sessionId: "S1")),
         .invite(.init(ice: ice, codecs: ["PCMU", "opus"], params: ["app": "echo"])),
         .ringing(callSid: "CA123"),

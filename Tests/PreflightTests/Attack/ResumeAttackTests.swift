@@ -50,14 +50,24 @@ extension AttackTests {
             }
             #expect(body.sessionId == welcome.sessionId)
             #expect(body.callSid == callSid)
+            let nextToken = try #require(body.resumeToken)
+            #expect(nextToken != token && nextToken.count == 32)
 
             // Replayed while the resumed connection lives: refused.
             let replay = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
             #expect(replay.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "\(replay.summary)")
 
-            // The call ends normally on the new connection, which the edge then closes.
-            try await resumed.send(.hangup(.init(callSid: callSid ?? "", reason: "done")))
-            #expect(await resumed.awaitEnd(upTo: .seconds(5)), "the resumed session did not end on hangup")
+            // Lost again: the used token opens nothing, the new one resumes.
+            await resumed.close()
+            try await Task.sleep(for: .milliseconds(200))
+            let used = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            #expect(used.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "a used token resumed: \(used.summary)")
+            let again = try await Self.resume(edge, sessionId: welcome.sessionId, token: nextToken)
+            #expect(again.messages.contains { if case .resumed = $0 { true } else { false } }, "\(again.summary)")
+
+            // The call ends normally on the newest connection, which the edge then closes.
+            try await again.send(.hangup(.init(callSid: callSid ?? "", reason: "done")))
+            #expect(await again.awaitEnd(upTo: .seconds(5)), "the resumed session did not end on hangup")
             try await edge.expectAlive()
             try edge.expectSaneLog()
         }
@@ -88,6 +98,28 @@ extension AttackTests {
             try await after.send(.resume(.init(sessionId: welcome.sessionId, resumeToken: token)))
             await after.wait(upTo: .seconds(5)) { $0.errorCode != nil }
             #expect(after.errorCode == PreflightError.Code.malformed.rawValue, "resume after hello: \(after.summary)")
+            try edge.expectSaneLog()
+        }
+
+        /// A client that breaks the WebSocket protocol in a call (text that is not UTF-8) gets 1007
+        /// and its session ends: it is not parked for a resume.
+        @Test func aProtocolErrorInACallEndsTheSession() async throws {
+            let edge = try AttackedEdge.start(["--max-sessions", "1"])
+            defer { edge.stop() }
+            let client = try await edge.hello(try await edge.token(identity: "breaker"))
+            guard case .welcome(let welcome) = client.messages.first, let token = welcome.resumeToken else {
+                Issue.record("no welcome with a resume token: \(client.summary)")
+                return
+            }
+            try await Self.call(on: client)
+            try await client.send(raw: RawWebSocket.frame(opcode: RawWebSocket.Opcode.text, payload: [0xC3, 0x28]))
+            #expect(await client.awaitEnd(upTo: .seconds(5)), "the connection stayed open")
+            #expect(client.closeCode == .some(1007), "\(client.summary)")
+            let resume = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            #expect(resume.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "\(resume.summary)")
+            // Its slot is free at once (the only one).
+            let next = try await edge.hello(try await edge.token(identity: "next"))
+            #expect(next.welcomed, "\(next.summary)")
             try edge.expectSaneLog()
         }
 

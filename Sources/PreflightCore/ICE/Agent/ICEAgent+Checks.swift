@@ -16,7 +16,7 @@ extension ICEAgent {
         guard !remotes.isEmpty else {
             let error = PreflightError(
                 code: .mediaConnectionFailed,
-                message: "ICE: the remote side offered no UDP candidate this host can reach (\(parameters.candidates.map(\.sdpAttribute)))")
+                message: "ICE: \(configuration.peerName) offered no UDP candidate this host can reach (\(parameters.candidates.map(\.sdpAttribute)))")
             fail(error, now: now)
             throw error
         }
@@ -31,7 +31,7 @@ extension ICEAgent {
         guard !checkList.pairs.isEmpty else {
             let error = PreflightError(
                 code: .mediaConnectionFailed,
-                message: "ICE: no candidate pair to check: \(locals.isEmpty ? "no local candidate was gathered" : "no local candidate matches the remote's") \(gatheringSummary)")
+                message: "ICE: no candidate pair to check: \(locals.isEmpty ? "no local candidate was gathered" : "no local candidate matches \(configuration.peerName)'s") \(gatheringSummary)")
             fail(error, now: now)
             throw error
         }
@@ -134,7 +134,7 @@ extension ICEAgent {
             _ = checkList.handleError(message.transactionID, error: message.errorCode)
             self.checkList = checkList
             if phase == .checking, checkList.hasFailed, isGatheringComplete {
-                fail(failure("the remote side refused the connectivity checks (\(message.errorCode.map { "\($0)" } ?? "error"))"), now: now)
+                fail(failure("\(configuration.peerName) refused the connectivity checks (\(message.errorCode.map { "\($0)" } ?? "error"))"), now: now)
             }
         case .successResponse:
             guard (try? message.verifyIntegrity(key: STUNIntegrityKey(Array(remoteParameters.pwd.utf8)))) != nil,
@@ -195,7 +195,7 @@ extension ICEAgent {
             mark(.iceConnectionState, "disconnected", now: now)
             let error = PreflightError(
                 code: .mediaConnectionFailed,
-                message: "media: nothing received from the remote side for \(configuration.disconnectTimeout); checking every candidate pair again")
+                message: "media: nothing received from \(configuration.peerName) for \(configuration.disconnectTimeout); checking every candidate pair again")
             emit(.disconnected(error, at: now))
             checkList?.restart(now: now)
             nextConsent = now

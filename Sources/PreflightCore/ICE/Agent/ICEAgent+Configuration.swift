@@ -26,6 +26,9 @@ extension ICEAgent {
         public var wallClockOrigin: Double
         /// The pacing and retransmission of the connectivity checks.
         public var checks: ICECheckList.Configuration
+        /// What error messages call the remote agent: "the remote side" by default; "the edge"
+        /// for a preflight test.
+        public var peerName: String
 
         /// Creates a configuration; every parameter has the default documented on its property.
         public init(
@@ -33,7 +36,7 @@ extension ICEAgent {
             checkTimeout: Duration = .seconds(5), disconnectTimeout: Duration = .milliseconds(2500),
             consentTimeout: Duration = .seconds(30), consentInterval: Duration = .seconds(2), component: Int = 1,
             software: String = "preflight-swift/\(PreflightVersion.current)", wallClockOrigin: Double = 0,
-            checks: ICECheckList.Configuration = ICECheckList.Configuration()
+            checks: ICECheckList.Configuration = ICECheckList.Configuration(), peerName: String = "the remote side"
         ) {
             self.transportPolicy = transportPolicy
             self.gatheringTimeout = gatheringTimeout
@@ -45,6 +48,7 @@ extension ICEAgent {
             self.software = software
             self.wallClockOrigin = wallClockOrigin
             self.checks = checks
+            self.peerName = peerName
         }
     }
 }

@@ -101,7 +101,9 @@ extension ICEAgent {
 
     /// The TCP or TLS connection to a TURN server is open: the Allocate goes out on it.
     public mutating func streamConnected(_ id: ServerID, now: Double) {
-        guard servers.indices.contains(id.index), !servers[id.index].done, case .turn(var client) = servers[id.index].kind else {
+        guard phase != .closed, phase != .failed, servers.indices.contains(id.index), !servers[id.index].done,
+            case .turn(var client) = servers[id.index].kind
+        else {
             outputs.append(.closeStream(id))
             return
         }
