@@ -4,6 +4,7 @@ extension SignalingMessage: Codable {
     private enum TypeKey: String, CodingKey { case type }
     private enum HelloKeys: String, CodingKey { case token, client }
     private enum RingingKeys: String, CodingKey { case callSid }
+    private enum RegisteredKeys: String, CodingKey { case identity }
 
     /// Decodes a message by its `type` field.
     public init(from decoder: any Decoder) throws {
@@ -24,6 +25,14 @@ extension SignalingMessage: Codable {
         case "answer": self = .answer(try Answer(from: decoder))
         case "hangup": self = .hangup(try Hangup(from: decoder))
         case "error": self = .error(try ErrorInfo(from: decoder))
+        case "register": self = .register
+        case "registered":
+            self = .registered(identity: try decoder.container(keyedBy: RegisteredKeys.self).decode(String.self, forKey: .identity))
+        case "incoming": self = .incoming(try Incoming(from: decoder))
+        case "cancel": self = .cancel(try Cancel(from: decoder))
+        case "accept": self = .accept(try Accept(from: decoder))
+        case "reject":
+            self = .reject(callSid: try decoder.container(keyedBy: RingingKeys.self).decode(String.self, forKey: .callSid))
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type, in: container, debugDescription: "unknown message type \"\(type)\"")
@@ -49,6 +58,16 @@ extension SignalingMessage: Codable {
         case .answer(let body): try body.encode(to: encoder)
         case .hangup(let body): try body.encode(to: encoder)
         case .error(let body): try body.encode(to: encoder)
+        case .register: break
+        case .registered(let identity):
+            var body = encoder.container(keyedBy: RegisteredKeys.self)
+            try body.encode(identity, forKey: .identity)
+        case .incoming(let body): try body.encode(to: encoder)
+        case .cancel(let body): try body.encode(to: encoder)
+        case .accept(let body): try body.encode(to: encoder)
+        case .reject(let callSid):
+            var body = encoder.container(keyedBy: RingingKeys.self)
+            try body.encode(callSid, forKey: .callSid)
         }
     }
 

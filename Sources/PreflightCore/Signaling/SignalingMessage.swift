@@ -1,9 +1,10 @@
 /// A message of Preflight's signaling protocol: one JSON text frame on the WebSocket, with a
 /// `type` field naming the case. The protocol is documented in `docs/protocol.md`.
 ///
-/// Client to edge: ``hello(token:client:)``, ``resume(_:)``, ``invite(_:)``, ``hangup(_:)``.
-/// Edge to client: ``welcome(_:)``, ``resumed(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``hangup(_:)``,
-/// ``error(_:)``.
+/// Client to edge: ``hello(token:client:)``, ``resume(_:)``, ``invite(_:)``, ``register``,
+/// ``accept(_:)``, ``reject(callSid:)``, ``hangup(_:)``.
+/// Edge to client: ``welcome(_:)``, ``resumed(_:)``, ``registered(identity:)``, ``incoming(_:)``,
+/// ``cancel(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``hangup(_:)``, ``error(_:)``.
 public enum SignalingMessage: Sendable, Hashable {
     /// First message of a connection: the access token (a JWT) and the client's name and version.
     case hello(token: String, client: String?)
@@ -22,6 +23,20 @@ public enum SignalingMessage: Sendable, Hashable {
     case answer(Answer)
     /// Either side ends the call.
     case hangup(Hangup)
+    /// The session takes incoming calls for its token's identity from now on (the token must
+    /// allow incoming calls).
+    case register
+    /// The edge registered the session for incoming calls to this identity.
+    case registered(identity: String)
+    /// A call for this session's identity is ringing here: accept it or reject it.
+    case incoming(Incoming)
+    /// An incoming call stopped ringing here: the caller hung up, another device answered, or
+    /// nobody answered in time.
+    case cancel(Cancel)
+    /// Answer an incoming call: the callee's ICE parameters and codecs, as an invite's.
+    case accept(Accept)
+    /// Decline an incoming call on this device.
+    case reject(callSid: String)
     /// The edge refuses a message or ends a session: a numeric code and a message.
     case error(ErrorInfo)
 
@@ -36,6 +51,12 @@ public enum SignalingMessage: Sendable, Hashable {
         case .ringing: "ringing"
         case .answer: "answer"
         case .hangup: "hangup"
+        case .register: "register"
+        case .registered: "registered"
+        case .incoming: "incoming"
+        case .cancel: "cancel"
+        case .accept: "accept"
+        case .reject: "reject"
         case .error: "error"
         }
     }

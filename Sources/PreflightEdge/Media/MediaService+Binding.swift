@@ -38,8 +38,8 @@ final class MediaChannelHandler: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
-        if let reply = service.handle(envelope.data, from: envelope.remoteAddress) {
-            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: reply)), promise: nil)
+        if let (reply, destination) = service.route(envelope.data, from: envelope.remoteAddress) {
+            context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: destination, data: reply)), promise: nil)
         }
     }
 

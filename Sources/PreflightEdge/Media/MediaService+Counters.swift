@@ -13,6 +13,11 @@ extension MediaService {
         public var packetsRecorded = 0
         /// RTP packets played back by record-playback sessions.
         public var packetsPlayedBack = 0
+        /// RTP packets forwarded from one leg of a bridged call to the other.
+        public var packetsBridged = 0
+        /// RTP packets of a bridge leg whose other leg is not connected yet (ringing, or it
+        /// has not nominated a pair): dropped.
+        public var droppedUnbridged = 0
         /// RTCP compound packets answered with a report.
         public var rtcpAnswered = 0
         /// Media from an address that has not passed a check: dropped.

@@ -41,6 +41,9 @@ extension MediaService {
             session.recordingPayloadType = header.payloadType
             state.counters.packetsRecorded += 1
             return nil
+        case nil:
+            // A bridge leg: ``forward`` sends it on; nothing goes back to the source.
+            return nil
         case .echo:
             let sent = injected ?? self.now  // an injected time (tests) sends at that time: hold 0
             let echo = EchoReport(

@@ -6,7 +6,11 @@ extension MediaService {
     struct Session {
         let credentials: ICELiteCredentials
         let key: STUNIntegrityKey
-        let application: TestApplication
+        /// The test application, or `nil` for a leg of a bridged call.
+        let application: TestApplication?
+        /// A bridge leg's other leg once linked: its local ufrag and what to add to this leg's
+        /// RTP timestamps for that leg's stream.
+        var partner: (ufrag: String, timestampOffset: UInt32)?
         let ssrc: UInt32
         var sequence: UInt16
         var peer: SocketAddress?
@@ -23,11 +27,12 @@ extension MediaService {
         /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, its
         /// 8 kHz clock at `seconds`) and counts it for the session's sender reports.
         mutating func originate(
-            _ payload: [UInt8], payloadType: UInt8, marker: Bool, at seconds: Double, headerExtension: RTPHeaderExtension
+            _ payload: [UInt8], payloadType: UInt8, marker: Bool, at seconds: Double, timestamp: UInt32? = nil,
+            headerExtension: RTPHeaderExtension
         ) -> [UInt8]? {
             let packet = RTPPacket(
                 marker: marker, payloadType: payloadType, sequenceNumber: sequence,
-                timestamp: MediaService.rtpTimestamp(seconds), ssrc: ssrc, headerExtension: headerExtension,
+                timestamp: timestamp ?? MediaService.rtpTimestamp(seconds), ssrc: ssrc, headerExtension: headerExtension,
                 payload: payload[...])
             guard let encoded = try? packet.encoded() else { return nil }
             sequence &+= 1

@@ -56,6 +56,38 @@ public final class MediaService: Sendable {
         state.withLock { $0.sessions[credentials.localUfrag] = session }
     }
 
+    /// Accepts checks for one leg of a bridged call: its RTP goes to the other leg once
+    /// ``link(_:_:)`` joined them (dropped before), its RTCP is answered as a test session's.
+    public func addBridgeLeg(_ credentials: ICELiteCredentials) {
+        let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
+        var random = SystemRandomNumberGenerator()
+        let session = Session(
+            credentials: credentials, key: key, application: nil, ssrc: random.next(), sequence: random.next())
+        state.withLock { $0.sessions[credentials.localUfrag] = session }
+    }
+
+    /// Joins two bridge legs: each one's RTP is forwarded to the other from now on, as a packet
+    /// of the receiving leg's own stream (its SSRC, gap-free sequence numbers, timestamps moved
+    /// by a fixed offset), within the receiving address's own ``SendBudget``.
+    public func link(_ first: String, _ second: String) {
+        var random = SystemRandomNumberGenerator()
+        state.withLock { state in
+            guard state.sessions[first]?.application == nil, state.sessions[second]?.application == nil,
+                state.sessions[first] != nil, state.sessions[second] != nil
+            else { return }
+            state.sessions[first]?.partner = (second, random.next())
+            state.sessions[second]?.partner = (first, random.next())
+        }
+    }
+
+    /// Separates two bridge legs: nothing is forwarded between them any more.
+    public func unlink(_ first: String, _ second: String) {
+        state.withLock { state in
+            if state.sessions[first]?.partner?.ufrag == second { state.sessions[first]?.partner = nil }
+            if state.sessions[second]?.partner?.ufrag == first { state.sessions[second]?.partner = nil }
+        }
+    }
+
     /// Forgets a session and the addresses verified for it.
     public func removeSession(localUfrag: String) {
         state.withLock { state in
@@ -95,10 +127,21 @@ public final class MediaService: Sendable {
 
     // MARK: Receiving
 
-    /// Handles one datagram from `source` and returns the datagram to send back to it, if any.
+    /// Handles one datagram from `source` and returns the datagram to send back to it, if any
+    /// (what a bridge forwards to another address is left out: see ``route(_:from:at:)``).
     /// - Parameter time: seconds on a monotonic clock, for the rate limit and timestamps; the
     ///   service's own clock by default (tests pass their own).
     public func handle(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> ByteBuffer? {
+        guard let (reply, destination) = route(datagram, from: source, at: time), destination == source else { return nil }
+        return reply
+    }
+
+    /// Handles one datagram from `source` and returns the datagram to send and where: back to
+    /// the source (a STUN answer, an echo, an RTCP report), or, for a bridged call's RTP, to the
+    /// other leg's verified address.
+    /// - Parameter time: seconds on a monotonic clock, for the rate limit and timestamps; the
+    ///   service's own clock by default (tests pass their own).
+    public func route(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> (ByteBuffer, SocketAddress)? {
         let now = time ?? self.now
         let size = datagram.readableBytes
         let kind = datagram.withUnsafeReadableBytes { PacketKind.classify($0) }
@@ -117,6 +160,11 @@ public final class MediaService: Sendable {
                 guard var peer = state.verified[source], var session = state.sessions[peer.ufrag] else {
                     state.counters.droppedUnverified += 1
                     return .drop
+                }
+                if kind == .rtp, session.application == nil {
+                    return datagram.withUnsafeReadableBytes { bytes in
+                        forward(bytes, from: peer.ufrag, state: &state, at: now)
+                    }
                 }
                 // What a reply that the budget refuses must not have changed: the edge's stream
                 // (no gap in its sequence numbers) and, for RTCP, the closed loss interval.
@@ -151,14 +199,16 @@ public final class MediaService: Sendable {
         }
         switch outcome {
         case .drop: return nil
-        case .reply(let bytes): return ByteBuffer(bytes: bytes)
-        case .stun: return handleSTUN(datagram, from: source)
+        case .reply(let bytes): return (ByteBuffer(bytes: bytes), source)
+        case .forward(let bytes, let destination): return (ByteBuffer(bytes: bytes), destination)
+        case .stun: return handleSTUN(datagram, from: source).map { ($0, source) }
         }
     }
 
-    private enum MediaOutcome {
+    enum MediaOutcome {
         case drop
         case reply([UInt8])
+        case forward([UInt8], to: SocketAddress)
         case stun
     }
 

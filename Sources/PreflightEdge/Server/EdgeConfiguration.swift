@@ -24,6 +24,15 @@ public struct EdgeConfiguration: Sendable {
     public var accounts: [String: String]
     /// Application sid → test application; outgoing calls are routed by the token's grant.
     public var applications: [String: TestApplication]
+    /// Application sid → the `dial` application's settings: outgoing calls of tokens with that
+    /// application reach the callee their `To` names (``DialTarget``). Empty by default.
+    public var dialApplications: [String: DialConfiguration] = [:]
+    /// The route table of the `dial` application: a `To` (a number, a name) → where it leads.
+    /// A `To` without an entry is read as a target itself (`client:alice`, `echo`). Empty by default.
+    public var routes: [String: DialTarget] = [:]
+    /// The longest call between clients; the edge hangs up both parties with 70106 when it is
+    /// reached. 4 hours by default.
+    public var maximumCallDuration: Duration = .seconds(4 * 3600)
     /// Application sid → the account sid it belongs to: a call is routed to an application only
     /// for tokens of its account (31002 otherwise). An application without an entry serves every
     /// account of the edge. Empty by default.

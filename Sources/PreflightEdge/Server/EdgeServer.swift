@@ -49,6 +49,8 @@ public final class EdgeServer: Sendable {
     let admissions: Mutex<SessionAdmissions>
     /// Sessions whose connection was lost, waiting to be resumed on a new one.
     let resumptions = SessionResumptions()
+    /// The registrar and the calls between clients.
+    let calls: CallRouter
 
     /// Signaling sessions admitted now (a valid `hello` and not ended).
     public var sessionCount: Int { admissions.withLock { $0.total } }
@@ -81,6 +83,7 @@ public final class EdgeServer: Sendable {
             maximumConnections: limits.maximumConnections, maximumConnectionsPerAddress: limits.maximumConnectionsPerAddress)
         tlsContext = try configuration.tls?.makeContext()
         media = MediaService(configuration: configuration.media)
+        calls = CallRouter(media: media)
         admissions = Mutex(SessionAdmissions(limits: .init(
             total: configuration.maximumSessions, perAccount: configuration.maximumSessionsPerAccount,
             perIdentity: configuration.maximumSessionsPerIdentity)))

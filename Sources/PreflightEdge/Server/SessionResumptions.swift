@@ -19,7 +19,7 @@ final class SessionResumptions: Sendable {
 
     private struct Parked: Sendable {
         let token: [UInt8]
-        let events: AsyncStream<SignalingSession.Event>.Continuation
+        let events: SessionInbox
         let waiter: CheckedContinuation<Attachment?, Never>
     }
 
@@ -31,7 +31,7 @@ final class SessionResumptions: Sendable {
     /// Parks a session until a connection resumes it, `deadline` passes, or the task is cancelled.
     /// - Returns: the new connection's attachment, or `nil` when none came in time.
     func park(
-        sessionId: String, token: String, events: AsyncStream<SignalingSession.Event>.Continuation,
+        sessionId: String, token: String, events: SessionInbox,
         until deadline: ContinuousClock.Instant
     ) async -> Attachment? {
         let timer = Task {
@@ -63,7 +63,7 @@ final class SessionResumptions: Sendable {
     ///   and token.
     func resume(
         sessionId: String, token: String, attachment: Attachment,
-        redirect: (AsyncStream<SignalingSession.Event>.Continuation) -> Void
+        redirect: (SessionInbox) -> Void
     ) -> Bool {
         let claimed = parked.withLock { parked -> Parked? in
             guard let entry = parked[sessionId], StatusAuthorization.constantTimeEquals(entry.token, Array(token.utf8)) else {

@@ -3,46 +3,52 @@ import Logging
 import PreflightCore
 
 extension SignalingSession {
-    /// Routes an invite: picks the application and codec, opens the media session and answers.
-    func answer(
-        _ invite: SignalingMessage.Invite, claims: AccessTokenClaims, send: (SignalingMessage) async -> Void
-    ) async throws(PreflightError) -> (callSid: String, ufrag: String, application: TestApplication) {
-        let configuration = edge.configuration
-        try invite.ice.validate()
-        guard let codec = invite.codecs.first(where: { $0.uppercased() == "PCMU" }) else {
+    /// The codec of an offer (`invite`, `accept`), once its ICE parameters are valid.
+    /// - Throws: 70002 for invalid ICE parameters, 70103 without PCMU.
+    func validateOffer(ice: ICEParameters, codecs: [String]) throws(PreflightError) -> String {
+        try ice.validate()
+        guard let codec = codecs.first(where: { $0.uppercased() == "PCMU" }) else {
             throw PreflightError(
-                code: .unsupportedCodec, message: "call: none of the codecs \(UntrustedText.excerpt("\(invite.codecs)", limit: 120)) is supported; the edge speaks PCMU")
+                code: .unsupportedCodec, message: "call: none of the codecs \(UntrustedText.excerpt("\(codecs)", limit: 120)) is supported; the edge speaks PCMU")
         }
-        let sid = claims.grants.voice?.outgoing?.applicationSID ?? ""
-        guard let application = configuration.applications[sid] else {
-            throw PreflightError(
-                code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) is not served by this edge")
-        }
-        if let owner = configuration.applicationAccounts[sid], owner != claims.sub {
-            throw PreflightError(
-                code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) does not belong to the token's account")
-        }
-        var random = SystemRandomNumberGenerator()
-        let callSid = "CA" + Self.hex(&random, bytes: 16)
+        return codec.uppercased()
+    }
+
+    /// Opens a media session for a client's ICE ufrag: a test application's, or (`nil`) a leg of
+    /// a bridged call. Returns the edge's side: ICE-lite credentials and its host candidate.
+    func openMedia(remoteUfrag: String, application: TestApplication?) -> (ufrag: String, ice: ICEParameters) {
         let (ufrag, password) = ICEParameters.randomCredentials()
-        edge.media.addSession(
-            ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: invite.ice.ufrag),
-            application: application)
-        await send(.ringing(callSid: callSid))
-        let address = advertisedAddress
+        let credentials = ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: remoteUfrag)
+        if let application {
+            edge.media.addSession(credentials, application: application)
+        } else {
+            edge.media.addBridgeLeg(credentials)
+        }
         let candidate = ICECandidate(
             foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
-            address: address, port: UInt16(clamping: configuration.advertisedMediaPort ?? mediaPort), type: .host)
+            address: advertisedAddress, port: UInt16(clamping: edge.configuration.advertisedMediaPort ?? mediaPort), type: .host)
+        return (ufrag, ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true))
+    }
+
+    /// Answers a test application's call: opens its media session, sends ringing and the answer.
+    func answer(
+        _ invite: SignalingMessage.Invite, application: TestApplication, claims: AccessTokenClaims,
+        send: (SignalingMessage) async -> Void
+    ) async throws(PreflightError) -> (callSid: String, ufrag: String) {
+        let codec = try validateOffer(ice: invite.ice, codecs: invite.codecs)
+        var random = SystemRandomNumberGenerator()
+        let callSid = "CA" + Self.hex(&random, bytes: 16)
+        let (ufrag, ice) = openMedia(remoteUfrag: invite.ice.ufrag, application: application)
+        await send(.ringing(callSid: callSid))
         await send(.answer(.init(
-            callSid: callSid, ice: ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true),
-            codec: codec.uppercased(), payloadType: MuLaw.payloadType, application: application.rawValue)))
+            callSid: callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: application.rawValue)))
         logger.info(
             "call answered",
             metadata: [
                 "callSid": "\(callSid)", "application": "\(application.rawValue)",
                 "identity": "\(UntrustedText.excerpt(claims.grants.identity ?? ""))",
             ])
-        return (callSid, ufrag, application)
+        return (callSid, ufrag)
     }
 
     /// The record-playback flow: wait for the caller's audio, record it, play it back, pause.

@@ -12,26 +12,26 @@ extension SignalingSession {
         let protocolError = Atomic(false)
         /// The session queue the reader feeds: its own session's, or after a `resume` the
         /// resumed session's.
-        let target: Mutex<AsyncStream<Event>.Continuation>
+        let target: Mutex<SessionInbox>
 
-        init(target: AsyncStream<Event>.Continuation) {
+        init(target: SessionInbox) {
             self.target = Mutex(target)
         }
     }
 
     /// Parses the client's frames into events until the connection ends or the reader is
-    /// cancelled. When the loop falls behind (the buffer is full) the stream is finished, which
-    /// ends the session. Once the session has ended it reads on without parsing, until the
+    /// cancelled. When the client is more than ``inboundBuffer`` events ahead of the loop the
+    /// queue is finished, which ends the session. Once the session has ended it reads on without parsing, until the
     /// client's close frame.
     func read(_ inbound: WebSocketInboundStream, state: ReaderState) async throws {
         var flooded = false
         var discarded = 0
         func deliver(_ event: Event) {
-            let continuation = state.target.withLock { $0 }
-            if case .dropped = continuation.yield(event) {
+            let inbox = state.target.withLock { $0 }
+            if !inbox.deliverFromClient(event) {
                 // Ends the session; what follows is read and discarded like after any end.
                 logger.info("signaling session ended: the client sends faster than the protocol allows")
-                continuation.finish()
+                inbox.finish()
                 flooded = true
             }
         }

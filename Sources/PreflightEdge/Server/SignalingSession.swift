@@ -27,25 +27,54 @@ struct SignalingSession {
         /// The connection ended; `protocolError` when the client broke the WebSocket protocol
         /// (that session ends: it is not resumed).
         case closed(protocolError: Bool)
-        /// The timer of the phase with this number expired (``Phase`` changes count up from 0).
+        /// The timer of the phase with this number expired (``SessionLoop/phaseNumber``).
         case timeout(phaseNumber: Int)
         case applicationFinished(reason: String, code: PreflightError.Code?)
+        /// Something the other party of a call did, or a call ringing here (``CallRouter``).
+        case call(CallRouter.Notice)
+        /// The caller's ring timer for this call expired.
+        case ringTimeout(callSid: String)
+
+        /// Whether the client sent it (it counts against ``SignalingSession/inboundBuffer``).
+        var isFromClient: Bool {
+            switch self {
+            case .message, .malformed, .closed: true
+            case .timeout, .applicationFinished, .call, .ringTimeout: false
+            }
+        }
     }
 
     enum Phase {
         case awaitingHello
-        case awaitingInvite(AccessTokenClaims)
-        case inCall(callSid: String, ufrag: String)
+        /// Signed in with these claims, in no call: may invite, register, accept.
+        case ready(AccessTokenClaims)
+        case inCall(ActiveCall)
     }
 
-    private enum Disposition {
+    /// The session's call.
+    struct ActiveCall {
+        let callSid: String
+        /// The media session's local ufrag, once it is open.
+        var ufrag: String?
+        /// The test application, or `nil` for a call between clients (``CallRouter``).
+        let application: TestApplication?
+        let role: CallRole
+        /// For a caller between clients: the callee answered.
+        var answered = false
+        /// The client's ICE ufrag and the codec chosen (for a caller's media opened late).
+        let remoteUfrag: String
+        let codec: String
+        let claims: AccessTokenClaims
+    }
+
+    enum Disposition {
         case proceed
         case end
     }
 
-    /// Events buffered between the reader and the loop. The protocol has at most three client
-    /// messages in a session (hello, invite, hangup), so a client this far ahead is flooding.
-    static let inboundBuffer = 4
+    /// Client events the loop may be behind the reader. The loop takes each message at once
+    /// (it never waits on the client), so a client this far ahead is flooding.
+    static let inboundBuffer = 8
 
     /// How long the edge keeps reading, and discarding, after it sent its close frame, waiting for
     /// the client's: a closed connection with unread data is reset, which would destroy the
@@ -73,15 +102,15 @@ struct SignalingSession {
     ///   (text that is not UTF-8, a message over the size limit): rethrown, the library closes
     ///   the connection with the matching code (1007, 1009).
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let (events, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingOldest(Self.inboundBuffer))
-        let reader = ReaderState(target: continuation)
+        let inbox = SessionInbox()
+        let reader = ReaderState(target: inbox)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await read(inbound, state: reader)
             }
-            let ending = await handleEventsUntilTheSessionEnds(
-                events, postingTo: continuation, replyingOn: outbound, reader: reader)
-            continuation.finish()
+            var loop = SessionLoop(session: self, inbox: inbox, outbound: outbound, reader: reader)
+            let ending = await loop.run()
+            inbox.finish()
             switch ending {
             case .connectionLost:
                 // This connection was lost long ago; the other one closed itself.
@@ -111,182 +140,6 @@ struct SignalingSession {
         }
     }
 
-    /// The session's one owner: takes the events in order, moves the session through its phases
-    /// (hello, invite, call), answers on `outbound`, and posts its own events (a phase's timeout,
-    /// the record-playback application's end) to `continuation`. Returns when the session ends,
-    /// after releasing its media session and admission.
-    private func handleEventsUntilTheSessionEnds(
-        _ events: AsyncStream<Event>, postingTo continuation: AsyncStream<Event>.Continuation,
-        replyingOn firstOutbound: WebSocketOutboundWriter, reader: ReaderState
-    ) async -> Ending {
-        let configuration = edge.configuration
-        var phase = Phase.awaitingHello
-        // Where replies go: this connection, or the one that resumed the session.
-        var outbound = firstOutbound
-        var attachment: SessionResumptions.Attachment?
-        var ending = Ending.here
-        var sessionId = ""
-        var resumeToken = ""
-        // Counts phase changes: a timer's event carries the number of the phase that started it, so
-        // the timer of a phase already left is ignored.
-        var phaseNumber = 0
-        var admission: SessionAdmissions.Holder?
-        await withTaskGroup(of: Void.self) { timers in
-            func startTimer(_ duration: Duration) {
-                let number = phaseNumber
-                timers.addTask {
-                    try? await Task.sleep(for: duration)
-                    if !Task.isCancelled { continuation.yield(.timeout(phaseNumber: number)) }
-                }
-            }
-            func send(_ message: SignalingMessage) async {
-                do {
-                    try await outbound.write(.text(message.jsonText()))
-                } catch {
-                    logger.debug("signaling write failed", metadata: ["error": "\(error)"])
-                }
-            }
-            func fail(_ error: PreflightError, callSid: String? = nil) async {
-                logger.info(
-                    "signaling session refused",
-                    metadata: ["code": "\(error.code)", "reason": "\(UntrustedText.excerpt(error.message, limit: 240))"])
-                await send(.error(.init(code: error.code.rawValue, message: error.message, callSid: callSid)))
-            }
-
-            startTimer(configuration.signalingTimeout)
-            loop: for await event in events {
-                let disposition: Disposition
-                switch (event, phase) {
-                case (.closed, .awaitingHello), (.closed, .awaitingInvite):
-                    // Nothing to resume before a call: the client signs in again.
-                    break loop
-                case (.closed(let protocolError), .inCall):
-                    // The connection was lost without a hangup: the session (and its call's
-                    // media) waits for the client to resume it on a new connection. A client
-                    // that broke the protocol gets no second chance.
-                    guard !protocolError, configuration.sessionResumeWindow > .zero, !resumeToken.isEmpty else { break loop }
-                    attachment?.ended.finish()
-                    logger.debug("signaling session parked", metadata: ["sessionId": "\(sessionId)"])
-                    guard let resumed = await edge.resumptions.park(
-                        sessionId: sessionId, token: resumeToken, events: continuation,
-                        until: .now + configuration.sessionResumeWindow)
-                    else {
-                        logger.info("signaling session not resumed in time", metadata: ["sessionId": "\(sessionId)"])
-                        attachment = nil
-                        ending = .connectionLost
-                        break loop
-                    }
-                    attachment = resumed
-                    outbound = resumed.outbound
-                    ending = .connectionLost
-                    // A new token for the next loss: the one just used opens nothing more.
-                    var random = SystemRandomNumberGenerator()
-                    resumeToken = Self.hex(&random, bytes: 16)
-                    await send(.resumed(.init(sessionId: sessionId, callSid: phase.callSid, resumeToken: resumeToken)))
-                    disposition = .proceed
-                case (.message(.resume(let request)), .awaitingHello):
-                    // This connection continues another session: its reader feeds that one.
-                    let (ended, endedContinuation) = AsyncStream<Never>.makeStream()
-                    guard edge.resumptions.resume(
-                        sessionId: request.sessionId, token: request.resumeToken,
-                        attachment: SessionResumptions.Attachment(outbound: outbound, ended: endedContinuation),
-                        redirect: { target in reader.target.withLock { $0 = target } })
-                    else {
-                        await fail(PreflightError(
-                            code: .sessionResumeRefused, message: "signaling: no session to resume with this id and token"))
-                        disposition = .end
-                        break
-                    }
-                    ending = .resumedOther(ended: ended)
-                    break loop
-                case (.malformed(let error), _):
-                    await fail(error, callSid: phase.callSid)
-                    disposition = .end
-                case (.timeout(let number), _) where number != phaseNumber:
-                    continue loop
-                case (.timeout, .awaitingHello), (.timeout, .awaitingInvite):
-                    await fail(PreflightError(
-                        code: .signalingTimeout,
-                        message: "signaling: no \(phase.awaited) within \(configuration.signalingTimeout)"))
-                    disposition = .end
-                case (.timeout, .inCall(let callSid, _)):
-                    await send(.hangup(.init(
-                        callSid: callSid, reason: "maximum test duration of \(configuration.maximumTestDuration) reached",
-                        code: PreflightError.Code.testDurationExceeded.rawValue)))
-                    disposition = .end
-                case (.message(.hello(let token, _)), .awaitingHello):
-                    do throws(PreflightError) {
-                        let claims = try await edge.verifier.verify(token)
-                        // Counted only now, with a valid token: a connection that never
-                        // authenticates holds no session slot.
-                        let identity = claims.grants.identity ?? ""
-                        admission = try edge.admissions.withLock { admissions throws(PreflightError) in
-                            try admissions.admit(account: claims.sub, identity: identity)
-                        }
-                        var random = SystemRandomNumberGenerator()
-                        sessionId = "SS" + Self.hex(&random, bytes: 16)
-                        resumeToken = configuration.sessionResumeWindow > .zero ? Self.hex(&random, bytes: 16) : ""
-                        await send(.welcome(.init(
-                            edge: configuration.edgeName, sessionId: sessionId, iceServers: iceServers(for: claims),
-                            resumeToken: resumeToken.isEmpty ? nil : resumeToken)))
-                        phase = .awaitingInvite(claims)
-                        phaseNumber += 1
-                        startTimer(configuration.signalingTimeout)
-                        disposition = .proceed
-                    } catch {
-                        await fail(error)
-                        disposition = .end
-                    }
-                case (.message(.invite(let invite)), .awaitingInvite(let claims)):
-                    do throws(PreflightError) {
-                        let (callSid, ufrag, application) = try await answer(invite, claims: claims, send: send)
-                        phase = .inCall(callSid: callSid, ufrag: ufrag)
-                        phaseNumber += 1
-                        startTimer(configuration.maximumTestDuration)
-                        if application == .recordPlayback {
-                            timers.addTask {
-                                let (reason, code) = await recordAndPlayBack(ufrag: ufrag)
-                                continuation.yield(.applicationFinished(reason: reason, code: code))
-                            }
-                        }
-                        disposition = .proceed
-                    } catch {
-                        await fail(error)
-                        disposition = .end
-                    }
-                case (.applicationFinished(let reason, let code), .inCall(let callSid, _)):
-                    await send(.hangup(.init(callSid: callSid, reason: reason, code: code?.rawValue)))
-                    disposition = .end
-                case (.message(.hangup), .inCall):
-                    disposition = .end
-                case (.message(let message), _):
-                    await fail(PreflightError(
-                        code: .malformed, message: "signaling: unexpected \"\(message.type)\" while waiting for \(phase.awaited)"),
-                        callSid: phase.callSid)
-                    disposition = .end
-                case (.applicationFinished, _):
-                    continue loop
-                }
-                if case .end = disposition { break loop }
-            }
-            if case .resumedOther = ending {
-                // This connection's own session never began (no hello): nothing to release.
-                timers.cancelAll()
-                return
-            }
-            if case .inCall(_, let ufrag) = phase {
-                edge.media.removeSession(localUfrag: ufrag)
-            }
-            if let admission {
-                edge.admissions.withLock { $0.release(admission) }
-            }
-            // A session that moved ends on its new connection: that one closes itself.
-            attachment?.ended.finish()
-            timers.cancelAll()
-        }
-        return ending
-    }
-
     static func hex(_ random: inout SystemRandomNumberGenerator, bytes: Int) -> String {
         (0..<bytes).map { _ in
             let byte = UInt8.random(in: 0...255, using: &random)
@@ -298,14 +151,23 @@ struct SignalingSession {
 
 extension SignalingSession.Phase {
     var callSid: String? {
-        if case .inCall(let callSid, _) = self { return callSid }
+        if case .inCall(let call) = self { return call.callSid }
         return nil
+    }
+
+    /// The claims of a signed-in session.
+    var claims: AccessTokenClaims? {
+        switch self {
+        case .awaitingHello: nil
+        case .ready(let claims): claims
+        case .inCall(let call): call.claims
+        }
     }
 
     var awaited: String {
         switch self {
         case .awaitingHello: "hello"
-        case .awaitingInvite: "invite"
+        case .ready: "invite"
         case .inCall: "hangup"
         }
     }

@@ -1,6 +1,6 @@
 /// The lifecycle of a call (`TVOCall`, "Twilio Voice SDK: TVOCall") as a pure transition function.
 ///
-/// Feed it ``CallEvent``s; each ``handle(_:)`` returns the new state, the states entered, the
+/// Feed it ``CallStateInput``s; each ``handle(_:)`` returns the new state, the states entered, the
 /// `TVOCallDelegate` callbacks to deliver and the Insights `connection` events to report. It reads
 /// no clock and does no I/O.
 ///
@@ -8,10 +8,10 @@
 /// - Every call starts in ``CallState/connecting`` and ends in ``CallState/disconnected``; every
 ///   connected call passes through ``CallState/ringing`` first.
 /// - Caller, answerOnBridge false (the default): "callDidConnect will be emitted immediately after
-///   callDidStartRinging", so ``CallEvent/ringing`` enters ringing then connected.
+///   callDidStartRinging", so ``CallStateInput/ringing`` enters ringing then connected.
 ///   Caller, answerOnBridge true: "emit the callDidConnect callback only until the call is
-///   answered", so connected waits for ``CallEvent/answered``.
-/// - Callee: it has accepted the invite, so as for a caller without answerOnBridge ``CallEvent/ringing``
+///   answered", so connected waits for ``CallStateInput/answered``.
+/// - Callee: it has accepted the invite, so as for a caller without answerOnBridge ``CallStateInput/ringing``
 ///   connects at once (Twilio's callee rows: didStartRinging, didConnect); `answerOnBridge`, a
 ///   caller-side TwiML flag, is ignored.
 /// - Disconnecting before connected gives didDisconnect (no error); a fatal error before connected
@@ -25,13 +25,13 @@
 ///   independently, so one network change may give two such pairs.
 ///
 /// Choices where Twilio's document is silent:
-/// - ``CallEvent/answered`` while connecting (no ringing seen) passes through ringing, keeping the
+/// - ``CallStateInput/answered`` while connecting (no ringing seen) passes through ringing, keeping the
 ///   documented connecting → ringing → connected sequence; it reports `accepted-by-remote` only when it
 ///   connects the call, and is ignored once connected.
-/// - ``CallEvent/remoteHangup`` before connected (the remote rejected or never answered) is a
+/// - ``CallStateInput/remoteHangup`` before connected (the remote rejected or never answered) is a
 ///   didDisconnect without error, reported as `disconnected-by-remote`.
-/// - ``CallEvent/connectionInterrupted(_:)`` is ignored before connected (that is a failure to
-///   connect, given as ``CallEvent/failed(_:)``) and while already reconnecting (one pair of
+/// - ``CallStateInput/connectionInterrupted(_:)`` is ignored before connected (that is a failure to
+///   connect, given as ``CallStateInput/failed(_:)``) and while already reconnecting (one pair of
 ///   callbacks per interruption).
 /// - A fatal error reports the Insights `error` event only, not `disconnected-by-*`.
 public struct CallStateMachine: Sendable, Hashable {
@@ -49,7 +49,7 @@ public struct CallStateMachine: Sendable, Hashable {
     /// Creates a machine in ``CallState/connecting``.
     /// - Parameters:
     ///   - role: caller (placed the call) or callee (accepted an invite).
-    ///   - answerOnBridge: for a caller, wait for ``CallEvent/answered`` before connecting.
+    ///   - answerOnBridge: for a caller, wait for ``CallStateInput/answered`` before connecting.
     public init(role: CallRole, answerOnBridge: Bool = false) {
         self.role = role
         self.answerOnBridge = answerOnBridge
@@ -60,7 +60,7 @@ public struct CallStateMachine: Sendable, Hashable {
 
     /// Applies `event` and says what happened; an event that does not apply in the current state
     /// returns an ignored transition (``CallTransition/isIgnored``) and changes nothing.
-    public mutating func handle(_ event: CallEvent) -> CallTransition {
+    public mutating func handle(_ event: CallStateInput) -> CallTransition {
         var t = CallTransition(state: state)
         switch (state, event) {
         case (.disconnected, _):

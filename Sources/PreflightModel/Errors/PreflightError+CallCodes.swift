@@ -7,6 +7,16 @@ extension PreflightError.Code {
     public static let callDeclined = Self(31002)
     /// 31005: the edge hung up the call with an error, or the call's media could not start.
     public static let connectionError = Self(31005)
+    /// 31404: the call's `To` names no one: not a `client:` identity, nor a number or name in the
+    /// edge's route table, or the dial application got no `To` (SIP 404 "Not Found").
+    public static let calleeNotFound = Self(31404)
+    /// 31480: the callee did not answer: no device of its identity is registered, or none
+    /// answered within the ring timeout (SIP 480 "Temporarily Unavailable").
+    public static let calleeUnavailable = Self(31480)
+    /// 31486: every registered device of the callee is already in a call (SIP 486 "Busy Here").
+    public static let calleeBusy = Self(31486)
+    /// 31603: the callee rejected the call on every device that rang (SIP 603 "Decline").
+    public static let callRejected = Self(31603)
     /// 53000: the signaling connection could not be established (no edge listening, refused, bad URL).
     public static let signalingConnectionError = Self(53000)
     /// 53001: the signaling connection was closed while the test was running.
@@ -31,4 +41,7 @@ extension PreflightError.Code {
     /// window over, its token wrong, or still attached to a live connection (one answer for all,
     /// so that it tells nothing about which).
     public static let sessionResumeRefused = Self(70105)
+    /// 70106: a call reached the edge's maximum call duration (4 hours by default) and the edge
+    /// hung up both parties.
+    public static let callDurationExceeded = Self(70106)
 }

@@ -16,9 +16,12 @@ extension SignalingClient {
                 state.withLock { $0.resume?.resumeToken = token }
             }
             if resolve(.resumed, .success(message)) { return }
+        case .registered:
+            if resolve(.registered, .success(message)) { return }
         case .error(let info):
             let error = info.preflightError
             _ = resolve(.resumed, .failure(error)) || resolve(.welcome, .failure(error)) || resolve(.answer, .failure(error))
+                || resolve(.registered, .failure(error))
         default:
             break
         }

@@ -34,7 +34,7 @@ public final class SignalingClient: Sendable {
     let state = Mutex(State())
 
     enum Awaited: Hashable, Sendable {
-        case open, welcome, answer, resumed
+        case open, welcome, answer, resumed, registered
     }
 
     typealias Waiter = CheckedContinuation<Result<SignalingMessage?, PreflightError>, Never>
@@ -89,6 +89,20 @@ public final class SignalingClient: Sendable {
             throw PreflightError(code: .malformed, message: "signaling: no answer to the invite")
         }
         return answer
+    }
+
+    /// Registers the session for incoming calls to the token's identity; `incoming` and `cancel`
+    /// messages then arrive on ``events``.
+    /// - Returns: the identity the edge registered.
+    /// - Throws: ``PreflightError``: the edge's error (20106 when the token does not allow
+    ///   incoming calls), `.signalingTimeout`, or why the connection failed.
+    public func register() async throws(PreflightError) -> String {
+        let deadline = ContinuousClock.now + configuration.timeout
+        try await send(.register)
+        guard case .registered(let identity) = try await wait(for: .registered, until: deadline) else {
+            throw PreflightError(code: .malformed, message: "signaling: no registered in answer to register")
+        }
+        return identity
     }
 
     /// Hangs up a call (best effort: the connection may be gone).

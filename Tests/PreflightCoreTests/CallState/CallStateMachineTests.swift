@@ -14,7 +14,7 @@ struct CallScenario: Sendable, CustomStringConvertible {
     var description: String
     var role: CallRole
     var answerOnBridge = false
-    var events: [CallEvent]
+    var events: [CallStateInput]
     var callbacks: [CallCallback]
     /// Every state the call is in, starting with the initial `connecting`.
     var states: [CallState]
@@ -40,7 +40,7 @@ struct CallScenario: Sendable, CustomStringConvertible {
 enum EndReason: CaseIterable {
     case callerDisconnects, calleeDisconnects, onDeviceError, errorBetweenParties
 
-    func event(for role: CallRole) -> CallEvent {
+    func event(for role: CallRole) -> CallStateInput {
         switch self {
         case .callerDisconnects: role == .caller ? .localDisconnect : .remoteHangup
         case .calleeDisconnects: role == .callee ? .localDisconnect : .remoteHangup
@@ -178,14 +178,14 @@ enum EndReason: CaseIterable {
         #expect(second.state == .disconnected)
     }
 
-    static let everyEvent: [CallEvent] = [
+    static let everyEvent: [CallStateInput] = [
         .ringing, .answered, .localDisconnect, .remoteHangup, .failed(CallErrors.connectFailed),
         .connectionInterrupted(CallErrors.mediaLost), .reconnected, .mute(true), .mute(false), .hold(true),
         .hold(false),
     ]
 
     @Test(arguments: everyEvent)
-    func disconnectedIgnoresEverything(_ event: CallEvent) {
+    func disconnectedIgnoresEverything(_ event: CallStateInput) {
         for role in CallRole.allCases {
             var machine = CallStateMachine(role: role)
             _ = machine.handle(.ringing)
@@ -229,7 +229,7 @@ enum EndReason: CaseIterable {
     }
 
     @Test func endReasonInsights() {
-        let expected: [(CallEvent, [CallInsightsEvent])] = [
+        let expected: [(CallStateInput, [CallInsightsEvent])] = [
             (.localDisconnect, [.disconnectCalled, .disconnectedByLocal]),
             (.remoteHangup, [.disconnectedByRemote]),
             (.failed(CallErrors.signalingLost), [.error]),
@@ -257,7 +257,7 @@ enum EndReason: CaseIterable {
     }
 
     /// (how to get there, event that must be ignored there).
-    static let wrongStateEvents: [(String, [CallEvent], CallEvent)] = [
+    static let wrongStateEvents: [(String, [CallStateInput], CallStateInput)] = [
         ("connecting", [], .reconnected),
         ("connecting", [], .mute(true)),
         ("connecting", [], .hold(true)),
@@ -281,7 +281,7 @@ enum EndReason: CaseIterable {
     ]
 
     @Test(arguments: wrongStateEvents)
-    func eventsInTheWrongStateAreIgnored(stateName: String, setup: [CallEvent], event: CallEvent) throws {
+    func eventsInTheWrongStateAreIgnored(stateName: String, setup: [CallStateInput], event: CallStateInput) throws {
         var machine = CallStateMachine(role: .caller, answerOnBridge: true)
         for e in setup { _ = machine.handle(e) }
         #expect(machine.state.rawValue == stateName)
@@ -304,7 +304,7 @@ enum EndReason: CaseIterable {
     @Test func errorEqualityComparesCodeAndMessage() {
         #expect(CallCallback.didDisconnect(CallErrors.mediaLost) != .didDisconnect(CallErrors.signalingLost))
         #expect(CallCallback.didDisconnect(CallErrors.mediaLost) != .didDisconnect(nil))
-        #expect(CallEvent.failed(CallErrors.mediaLost) == .failed(
+        #expect(CallStateInput.failed(CallErrors.mediaLost) == .failed(
             PreflightError(code: .init(53405), message: "media connection failed")))
     }
 }

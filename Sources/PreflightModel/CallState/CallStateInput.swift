@@ -1,5 +1,5 @@
 /// An input to the ``CallStateMachine``: something signaling, media or the user did.
-public enum CallEvent: Sendable, Equatable {
+public enum CallStateInput: Sendable, Equatable {
     /// The signaling server reports that the remote side is being alerted.
     case ringing
     /// The remote side answered (for a caller with answerOnBridge, the dialed party was bridged);

@@ -1,0 +1,55 @@
+import Foundation
+import PreflightModel
+import Synchronization
+
+extension Call {
+    /// Feeds the state machine and delivers its callbacks as events, in order.
+    /// - Returns: the transition (ignored when the input does not apply now).
+    @discardableResult
+    func apply(_ input: CallStateInput) -> CallTransition {
+        let (transition, finished) = storage.withLock { state -> (CallTransition, [AsyncStream<CallEvent>.Continuation]) in
+            let transition = state.machine.handle(input)
+            state.states.append(contentsOf: transition.stateChanges)
+            var finished: [AsyncStream<CallEvent>.Continuation] = []
+            for callback in transition.callbacks {
+                let event: CallEvent = switch callback {
+                case .didStartRinging: .ringing
+                case .didConnect: .connected
+                case .didFailToConnect(let error): .failedToConnect(error)
+                case .didDisconnect(let error): .disconnected(error)
+                case .isReconnecting(let error): .reconnecting(error)
+                case .didReconnect: .reconnected
+                }
+                for continuation in state.subscribers.values { continuation.yield(event) }
+                if event.isFinal {
+                    state.terminal = event
+                    finished = Array(state.subscribers.values)
+                    state.subscribers.removeAll()
+                }
+            }
+            return (transition, finished)
+        }
+        // Finishing runs onTermination, which takes the lock: outside it.
+        for continuation in finished { continuation.finish() }
+        return transition
+    }
+
+    /// Delivers an event that is not a state change (a sample, warnings) while the call lives.
+    func emit(_ event: CallEvent) {
+        storage.withLock { state in
+            guard state.terminal == nil else { return }
+            switch event {
+            case .sample(let sample): state.latestSample = sample
+            case .qualityWarnings(let current, _): state.warnings = current
+            default: break
+            }
+            for continuation in state.subscribers.values { continuation.yield(event) }
+        }
+    }
+
+    func update(sid: String) {
+        storage.withLock { if $0.sid == nil { $0.sid = sid } }
+    }
+
+    var isDisconnected: Bool { storage.withLock { $0.machine.state == .disconnected } }
+}

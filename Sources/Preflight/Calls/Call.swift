@@ -1,0 +1,141 @@
+import Foundation
+import Logging
+public import PreflightModel
+import Synchronization
+
+/// A call between this device and another party through the edge ("Twilio Voice SDK: TVOCall").
+/// Place one with ``Voice/connect(options:delegate:logger:)`` (this device is the caller) or
+/// answer one with ``CallInvite/accept(options:delegate:logger:)`` (the callee); it is not
+/// created directly.
+///
+/// Every call starts in ``CallState/connecting`` and ends in ``CallState/disconnected``, with
+/// exactly the callbacks of the reference's caller and callee tables (``CallStateMachine``).
+/// Follow it with ``events()`` (an `AsyncStream` per subscriber) or a ``CallDelegate``.
+/// ``disconnect()`` ends it, and may be called any number of times.
+public final class Call: Sendable {
+    /// Which side of the call this device is.
+    public let role: CallRole
+    let logger: Logger
+    let storage: Mutex<State>
+
+    struct State {
+        var from: String?
+        var to: String?
+        var sid: String?
+        var machine: CallStateMachine
+        var states: [CallState] = [.connecting]
+        var warnings: Set<QualityWarning> = []
+        var latestSample: StatsSample?
+        var subscribers: [Int: AsyncStream<CallEvent>.Continuation] = [:]
+        var nextSubscriber = 0
+        var terminal: CallEvent?
+        var inputs: AsyncStream<CallRun.Input>.Continuation?
+        var task: Task<Void, Never>?
+    }
+
+    init(role: CallRole, from: String?, to: String?, sid: String?, logger: Logger) {
+        self.role = role
+        self.logger = logger
+        // A caller connects when the edge answers and media flows (with or without the dial
+        // application's answerOnBridge, the edge decides when it answers).
+        storage = Mutex(State(from: from, to: to, sid: sid, machine: CallStateMachine(role: role, answerOnBridge: true)))
+    }
+
+    // MARK: Properties (TVOCall's)
+
+    /// The caller (`client:<identity>`); `nil` for a call this device placed.
+    public var from: String? { storage.withLock { $0.from } }
+    /// Whom the call is to, as dialed; for a call placed here, the `To` parameter.
+    public var to: String? { storage.withLock { $0.to } }
+    /// The edge's identifier of the call; `nil` until ringing (for the caller).
+    public var sid: String? { storage.withLock { $0.sid } }
+    /// The current state.
+    public var state: CallState { storage.withLock { $0.machine.state } }
+    /// Every state the call entered, in order, from ``CallState/connecting``.
+    public var states: [CallState] { storage.withLock { $0.states } }
+    /// Whether the audio input is muted (silent frames are sent).
+    public var isMuted: Bool { storage.withLock { $0.machine.isMuted } }
+    /// Whether the call is on hold (silent frames are sent and the remote's audio is not played).
+    public var isOnHold: Bool { storage.withLock { $0.machine.isOnHold } }
+    /// The quality warnings active now.
+    public var callQualityWarnings: Set<QualityWarning> { storage.withLock { $0.warnings } }
+    /// The latest one-second stats sample.
+    public var latestSample: StatsSample? { storage.withLock { $0.latestSample } }
+
+    // MARK: Actions
+
+    /// Ends the call: `didDisconnect` without error unless it already ended; calling it again,
+    /// or on a disconnected call, has no effect.
+    public func disconnect() {
+        storage.withLock { $0.inputs }?.yield(.user(.disconnect))
+    }
+
+    /// Mutes (`true`) or unmutes the audio input: silent frames are sent. Takes effect only
+    /// while the call is ``CallState/connected``.
+    public func setMuted(_ muted: Bool) {
+        storage.withLock { $0.inputs }?.yield(.user(.mute(muted)))
+    }
+
+    /// Puts the call on hold (`true`) or resumes it: silent frames are sent and the remote's
+    /// audio is not played. Takes effect only while the call is ``CallState/connected``.
+    public func setOnHold(_ onHold: Bool) {
+        storage.withLock { $0.inputs }?.yield(.user(.hold(onHold)))
+    }
+
+    // MARK: Events
+
+    /// A new stream of the call's events from now on. A stream made after the call ended yields
+    /// its final event and finishes, so awaiting it never hangs.
+    public func events() -> AsyncStream<CallEvent> {
+        let (stream, continuation) = AsyncStream<CallEvent>.makeStream()
+        storage.withLock { state in
+            if let terminal = state.terminal {
+                continuation.yield(terminal)
+                continuation.finish()
+                return
+            }
+            let key = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[key] = continuation
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.storage.withLock { $0.subscribers.removeValue(forKey: key) }
+            }
+        }
+        return stream
+    }
+
+    /// Waits for the end of the call.
+    /// - Returns: the error it ended with, `nil` when a party hung up normally.
+    @discardableResult
+    public func ended() async -> PreflightError? {
+        for await event in events() {
+            switch event {
+            case .failedToConnect(let error): return error
+            case .disconnected(let error): return error
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// Adapts the event stream to `delegate` (one subscriber among any others).
+    func attach(_ delegate: (any CallDelegate)?) {
+        guard let delegate else { return }
+        let events = events()
+        Task { [self] in
+            for await event in events {
+                switch event {
+                case .ringing: delegate.callDidStartRinging(self)
+                case .connected: delegate.callDidConnect(self)
+                case .failedToConnect(let error): delegate.call(self, didFailToConnectWithError: error)
+                case .disconnected(let error): delegate.call(self, didDisconnectWithError: error)
+                case .reconnecting(let error): delegate.call(self, isReconnectingWithError: error)
+                case .reconnected: delegate.callDidReconnect(self)
+                case .qualityWarnings(let current, let previous):
+                    delegate.call(self, didReceiveQualityWarnings: current, previousWarnings: previous)
+                case .sample: break
+                }
+            }
+        }
+    }
+}

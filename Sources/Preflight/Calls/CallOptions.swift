@@ -1,0 +1,48 @@
+public import PreflightModel
+
+/// The media settings of a call, shared by ``ConnectOptions`` (placing a call) and
+/// ``AcceptOptions`` (answering one), as Twilio's `TVOCallOptions`. Every property has a
+/// documented default.
+public struct CallOptions: Sendable {
+    /// Audio codecs by preference; `["PCMU"]` by default.
+    public var preferredAudioCodecs: [String]
+    /// Extra STUN/TURN servers, gathered from beside those the edge hands out; none by default.
+    public var iceServers: [ICEServer]
+    /// Which candidates ICE may use (WebRTC's `iceTransportPolicy`); `.all` by default.
+    public var iceTransportPolicy: ICETransportPolicy
+    /// How long gathering server-reflexive and relayed candidates may take; 3 s by default.
+    public var gatheringTimeout: Duration
+    /// How long ICE connectivity checks may take before the call fails to connect with 53405;
+    /// 5 s by default.
+    public var iceTimeout: Duration
+    /// How long nothing may arrive from the edge before the media connection counts as lost:
+    /// the call reports `isReconnecting` with 53405 and recovers with `didReconnect`; 2.5 s by default.
+    public var mediaTimeout: Duration
+    /// How long the selected pair may go without an answer to a consent check (RFC 7675) before
+    /// the call ends with 53405; 30 s by default.
+    public var consentTimeout: Duration
+    /// A PEM file of certificates to trust for TURN over TLS (`turns:`) besides the system's;
+    /// `nil` by default.
+    public var turnTrustedCertificatesFile: String?
+
+    /// Creates options; see each property for its default.
+    public init(
+        preferredAudioCodecs: [String] = ["PCMU"],
+        iceServers: [ICEServer] = [],
+        iceTransportPolicy: ICETransportPolicy = .all,
+        gatheringTimeout: Duration = .seconds(3),
+        iceTimeout: Duration = .seconds(5),
+        mediaTimeout: Duration = .milliseconds(2500),
+        consentTimeout: Duration = .seconds(30),
+        turnTrustedCertificatesFile: String? = nil
+    ) {
+        self.preferredAudioCodecs = preferredAudioCodecs
+        self.iceServers = iceServers
+        self.iceTransportPolicy = iceTransportPolicy
+        self.gatheringTimeout = gatheringTimeout
+        self.iceTimeout = iceTimeout
+        self.mediaTimeout = mediaTimeout
+        self.consentTimeout = consentTimeout
+        self.turnTrustedCertificatesFile = turnTrustedCertificatesFile
+    }
+}

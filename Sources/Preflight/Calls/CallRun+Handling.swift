@@ -1,0 +1,209 @@
+import Foundation
+import Synchronization
+import Logging
+import PreflightModel
+internal import PreflightCore
+internal import PreflightNIO
+
+extension CallRun {
+    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) async {
+        switch input {
+        case .welcomed(.success(let welcome)):
+            ice.gather(servers: welcome.iceServers + options.iceServers)
+        case .welcomed(.failure(let error)):
+            await fail(error)
+        case .ice(.agent(let event)):
+            await handle(event, group: &group)
+        case .ice(.media(let datagram)):
+            media.receive(datagram)
+        case .signaling(.message(let message)):
+            await handle(message)
+        case .signaling(.reconnecting(let error)):
+            interrupt(.signaling, error)
+        case .signaling(.reconnected):
+            recover(.signaling)
+        case .signaling(.closed(let error)):
+            callOpen = false
+            hangupPending = false
+            await fail(error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed"))
+        case .sampleTick:
+            takeSample()
+        case .user(.disconnect):
+            await disconnect(group: &group)
+        case .user(.mute(let muted)):
+            if !call.apply(.mute(muted)).isIgnored { audio.silent.store(call.isMuted || call.isOnHold, ordering: .relaxed) }
+        case .user(.hold(let onHold)):
+            if !call.apply(.hold(onHold)).isIgnored { audio.silent.store(call.isMuted || call.isOnHold, ordering: .relaxed) }
+        case .hangupDeadline:
+            hangupPending = false
+        }
+    }
+
+    /// What the ICE agent reported.
+    mutating func handle(_ event: ICEAgent.Event, group: inout TaskGroup<Void>) async {
+        switch event {
+        case .gatheringComplete(let candidates):
+            guard !call.isDisconnected else { return }
+            let local = ice.withAgent { $0.localParameters }
+            let parameters = ICEParameters(ufrag: local.ufrag, pwd: local.pwd, candidates: candidates)
+            do throws(PreflightError) {
+                if call.role == .caller {
+                    try await signaling.send(.invite(.init(ice: parameters, codecs: options.preferredAudioCodecs, params: params)))
+                } else if let callSid {
+                    try await signaling.send(.accept(.init(callSid: callSid, ice: parameters, codecs: options.preferredAudioCodecs)))
+                    callOpen = true
+                }
+                offered = true
+            } catch {
+                await fail(error)
+            }
+        case .connected:
+            // The caller connects when the edge answered and media flows; the callee, whose
+            // table has no ringing before it, rings and connects at once.
+            let transition = call.apply(call.role == .caller ? .answered : .ringing)
+            if transition.stateChanges.contains(.connected) { startMedia(group: &group) }
+        case .disconnected(let error, _):
+            interrupt(.media, error)
+        case .reconnected:
+            recover(.media)
+        case .failed(let error):
+            await fail(error)
+        case .timeline, .pairChanged, .serverFailed, .channelBindRefused:
+            break
+        }
+    }
+
+    /// A message of this call from the edge.
+    mutating func handle(_ message: SignalingMessage) async {
+        switch message {
+        case .ringing(let sid):
+            named(sid)
+            if call.role == .caller { call.apply(.ringing) }
+            await hangUpIfPending()
+        case .answer(let answer):
+            named(answer.callSid)
+            callOpen = true
+            if await hangUpIfPending() { return }
+            do throws(PreflightError) {
+                try ice.connect(remote: answer.ice)
+            } catch {
+                await fail(error)
+            }
+        case .hangup(let hangup):
+            guard callSid == nil || hangup.callSid == callSid else { return }
+            callOpen = false
+            hangupPending = false
+            if let code = hangup.code {
+                call.apply(.failed(PreflightError(
+                    code: PreflightError.Code(code), message: "call: the edge hung up: \(hangup.reason ?? "no reason given")")))
+            } else {
+                call.apply(.remoteHangup)
+            }
+        case .error(let info):
+            guard info.callSid == nil || info.callSid == callSid else { return }
+            callOpen = false
+            hangupPending = false
+            call.apply(.failed(info.preflightError))
+        default:
+            break
+        }
+    }
+
+    mutating func named(_ sid: String) {
+        guard callSid == nil else { return }
+        callSid = sid
+        callOpen = true
+        call.update(sid: sid)
+    }
+
+    /// `disconnect()`: the call ends at once for the app; the edge is told as soon as it named
+    /// the call (an invite in flight has no sid yet: the hangup waits for it, at most 2 s).
+    mutating func disconnect(group: inout TaskGroup<Void>) async {
+        guard !call.apply(.localDisconnect).isIgnored else { return }
+        if callSid == nil, offered, call.role == .caller {
+            hangupPending = true
+            after(.seconds(2), .hangupDeadline, in: &group)
+        }
+    }
+
+    /// Sends the hangup `disconnect()` left pending once the call has a sid.
+    @discardableResult
+    mutating func hangUpIfPending() async -> Bool {
+        guard hangupPending, let callSid else { return false }
+        hangupPending = false
+        callOpen = false
+        await signaling.hangup(callSid: callSid, reason: "disconnected")
+        return true
+    }
+
+    /// A fatal error: before connected a failure to connect, after it a disconnect with it.
+    mutating func fail(_ error: PreflightError) async {
+        guard !call.apply(.failed(error)).isIgnored else { return }
+        if let callSid, callOpen {
+            callOpen = false
+            try? await signaling.send(.hangup(.init(callSid: callSid, reason: error.message, code: error.code.rawValue)))
+        }
+    }
+
+    /// Signaling and media recover independently; the call reports one reconnecting for as long
+    /// as either is lost, each loss with its own error when it starts one.
+    mutating func interrupt(_ part: Interruption, _ error: PreflightError) {
+        let wasWhole = interrupted.isEmpty
+        guard call.state == .connected || call.state == .reconnecting else { return }
+        interrupted.insert(part)
+        if wasWhole { call.apply(.connectionInterrupted(error)) }
+    }
+
+    mutating func recover(_ part: Interruption) {
+        guard interrupted.remove(part) != nil, interrupted.isEmpty else { return }
+        call.apply(.reconnected)
+    }
+
+    // MARK: Media
+
+    /// The call connected: an RTCP report at once, the audio, and the once-a-second samples.
+    mutating func startMedia(group: inout TaskGroup<Void>) {
+        guard !mediaStarted else { return }
+        mediaStarted = true
+        media.sendReport(at: .now)
+        let media = media
+        let source = CallAudioSource(switchboard: audio)
+        group.addTask { await media.send(source) }
+        every(.seconds(1), .sampleTick, in: &group)
+    }
+
+    /// The second's sample, its warnings (constant input level not while muted, constant
+    /// output level not while on hold), and the second's RTCP report.
+    mutating func takeSample() {
+        guard call.state == .connected || call.state == .reconnecting else { return }
+        let now = ContinuousClock.now
+        let sample = media.takeSample(at: now, codec: "PCMU")
+        call.emit(.sample(sample))
+        let update = warnings.ingest(sample, muted: call.isMuted, onHold: call.isOnHold)
+        if update.didChange { call.emit(.qualityWarnings(current: update.current, previous: update.previous)) }
+        if media.isSending { media.sendReport(at: now) }
+    }
+
+    // MARK: Timers
+
+    func after(_ duration: Duration, _ input: Input, in group: inout TaskGroup<Void>) {
+        let inputs = inputs
+        group.addTask {
+            try? await Task.sleep(for: duration)
+            if !Task.isCancelled { inputs.yield(input) }
+        }
+    }
+
+    func every(_ interval: Duration, _ input: Input, in group: inout TaskGroup<Void>) {
+        let inputs = inputs
+        group.addTask {
+            let clock = ContinuousClock()
+            var next = clock.now
+            while true {
+                next += interval
+                do { try await Task.sleep(until: next, clock: clock) } catch { return }
+                inputs.yield(input)
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import PreflightModel
+internal import PreflightCore
+internal import PreflightNIO
+
+extension CallRun {
+    /// Places `call`: signs in on its own signaling connection (which resumes itself when lost),
+    /// gathers, invites, and runs the call until it ends.
+    static func place(_ call: Call, options: ConnectOptions, stream: AsyncStream<Input>, inputs: AsyncStream<Input>.Continuation) async {
+        let startTime = nowMilliseconds()
+        let origin = ContinuousClock.now
+        let ice: ICEAgentDriver
+        let media: MediaSession
+        do {
+            (ice, media) = try await makeMedia(
+                options: options.callOptions, edgeURL: options.edgeURL, startTime: startTime, origin: origin,
+                logger: call.logger, inputs: inputs)
+        } catch {
+            call.apply(.failed(error))
+            inputs.finish()
+            return
+        }
+        let signaling = SignalingClient(
+            configuration: SignalingClientConfiguration(
+                url: options.edgeURL, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
+                timeout: options.signalingTimeout, resumesSession: true, resumeTimeout: options.signalingResumeTimeout),
+            logger: call.logger)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await signaling.run() }
+            group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
+            group.addTask { await ice.run() }
+            group.addTask {
+                do throws(PreflightError) {
+                    inputs.yield(.welcomed(.success(try await signaling.connect())))
+                } catch {
+                    inputs.yield(.welcomed(.failure(error)))
+                }
+            }
+            var run = CallRun(
+                call: call, signaling: signaling, ice: ice, media: media, audio: CallAudioSource.Switch(), inputs: inputs,
+                options: options.callOptions, params: options.params, startTime: startTime)
+            await run.loop(stream, group: &group)
+            await run.finish()
+            await signaling.close()
+            inputs.finish()
+            group.cancelAll()
+        }
+    }
+
+    /// Answers `invite` on its registration's signaling: gathers, accepts, and runs the call
+    /// until it ends. The registration routes the call's messages to `inputs`.
+    static func answer(
+        _ call: Call, invite: CallInvite, registration: Registration, options: AcceptOptions, stream: AsyncStream<Input>,
+        inputs: AsyncStream<Input>.Continuation
+    ) async {
+        let startTime = nowMilliseconds()
+        let origin = ContinuousClock.now
+        let ice: ICEAgentDriver
+        let media: MediaSession
+        do {
+            (ice, media) = try await makeMedia(
+                options: options.callOptions, edgeURL: registration.signaling.configuration.url, startTime: startTime,
+                origin: origin, logger: call.logger, inputs: inputs)
+        } catch {
+            call.apply(.failed(error))
+            try? await registration.signaling.send(.reject(callSid: invite.callSid))
+            inputs.finish()
+            return
+        }
+        registration.route(callSid: invite.callSid, to: inputs)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await ice.run() }
+            var run = CallRun(
+                call: call, signaling: registration.signaling, ice: ice, media: media, audio: CallAudioSource.Switch(),
+                inputs: inputs, options: options.callOptions, params: [:], startTime: startTime)
+            run.callSid = invite.callSid
+            ice.gather(servers: registration.welcome.iceServers + options.callOptions.iceServers)
+            await run.loop(stream, group: &group)
+            await run.finish()
+            registration.unroute(callSid: invite.callSid)
+            inputs.finish()
+            group.cancelAll()
+        }
+    }
+}

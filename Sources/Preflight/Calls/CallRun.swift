@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+import PreflightModel
+internal import PreflightCore
+internal import PreflightNIO
+
+/// One call's run: an ``ICEAgentDriver`` connects its media to the edge, a ``MediaSession``
+/// sends its audio and measures what arrives, the signaling (its own ``SignalingClient`` for a
+/// caller, the registration's for a callee) carries the call's messages, and the
+/// ``CallStateMachine`` of the ``Call`` turns all of it into the reference's callbacks. One
+/// task owns the run's state; the pieces post ``Input``s to it.
+struct CallRun {
+    let call: Call
+    let signaling: SignalingClient
+    let ice: ICEAgentDriver
+    let media: MediaSession
+    let audio: CallAudioSource.Switch
+    let inputs: AsyncStream<Input>.Continuation
+    let options: CallOptions
+    /// The caller's parameters for the edge's application (`To`, custom parameters).
+    let params: [String: String]
+    let startTime: Int64
+    var logger: Logger { call.logger }
+
+    enum Input: Sendable {
+        case welcomed(Result<SignalingMessage.Welcome, PreflightError>)
+        case signaling(SignalingClient.Event)
+        case ice(ICEAgentDriver.Event)
+        case sampleTick
+        case user(UserAction)
+        case hangupDeadline
+    }
+
+    enum UserAction: Sendable {
+        case disconnect
+        case mute(Bool)
+        case hold(Bool)
+    }
+
+    /// What is lost now; the call reports reconnecting while anything is.
+    enum Interruption: Hashable {
+        case signaling, media
+    }
+
+    var callSid: String?
+    /// The invite or accept went out: the edge knows the call.
+    var offered = false
+    /// The call is up at the edge (not hung up by either side).
+    var callOpen = false
+    var mediaStarted = false
+    /// `disconnect()` came before the edge named the call: the hangup waits for its sid.
+    var hangupPending = false
+    var interrupted: Set<Interruption> = []
+    var warnings = WarningsEngine()
+
+    /// Whether the run is over: the call ended and nothing is left to tell the edge.
+    var isOver: Bool { call.isDisconnected && !hangupPending }
+}
+
+extension CallRun {
+    /// The ICE agent and media session of a call, bound to fresh sockets.
+    static func makeMedia(
+        options: CallOptions, edgeURL: String, startTime: Int64, origin: ContinuousClock.Instant, logger: Logger,
+        inputs: AsyncStream<Input>.Continuation
+    ) async throws(PreflightError) -> (ICEAgentDriver, MediaSession) {
+        let ice = try await ICEAgentDriver.bind(
+            configuration: ICEAgentDriverConfiguration(
+                agent: ICEAgent.Configuration(
+                    transportPolicy: options.iceTransportPolicy, gatheringTimeout: options.gatheringTimeout,
+                    checkTimeout: options.iceTimeout, disconnectTimeout: options.mediaTimeout,
+                    consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime), peerName: "the edge"),
+                offersLoopback: HostInterfaces.isLoopback(url: edgeURL),
+                turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
+            origin: origin, logger: logger, events: { inputs.yield(.ice($0)) })
+        let media = MediaSession(
+            configuration: MediaSessionConfiguration(cname: "preflight-\(ice.withAgent { $0.localUfrag })"),
+            origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) })
+        return (ice, media)
+    }
+
+    mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async {
+        for await input in stream {
+            await handle(input, group: &group)
+            if isOver || Task.isCancelled { break }
+        }
+    }
+
+    /// Tears the run down: hangs up a call still open at the edge, stops media, closes ICE.
+    func finish() async {
+        if let callSid, callOpen {
+            await signaling.hangup(callSid: callSid, reason: "disconnected")
+        }
+        media.stopSending()
+        await ice.close()
+    }
+
+    static func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}

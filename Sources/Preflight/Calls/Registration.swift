@@ -1,0 +1,163 @@
+import Logging
+import PreflightModel
+internal import PreflightCore
+internal import PreflightNIO
+import Synchronization
+
+/// A registration for incoming calls: one signaling session on which the edge rings this
+/// device for calls to its identity. ``CallInvite``s and ``CancelledCallInvite``s arrive on
+/// ``events()`` (or a ``NotificationDelegate``); a call accepted here runs on the same session.
+/// ``unregister()`` ends it.
+public final class Registration: Sendable {
+    /// The identity calls ring for.
+    public let identity: String
+    let signaling: SignalingClient
+    let welcome: SignalingMessage.Welcome
+    let logger: Logger
+    let storage = Mutex(State())
+
+    struct State {
+        var invites: [String: CallInvite] = [:]
+        var calls: [String: AsyncStream<CallRun.Input>.Continuation] = [:]
+        var subscribers: [Int: AsyncStream<RegistrationEvent>.Continuation] = [:]
+        var nextSubscriber = 0
+        var terminal: RegistrationEvent?
+        var tasks: [Task<Void, Never>] = []
+    }
+
+    private init(identity: String, signaling: SignalingClient, welcome: SignalingMessage.Welcome, logger: Logger) {
+        self.identity = identity
+        self.signaling = signaling
+        self.welcome = welcome
+        self.logger = logger
+    }
+
+    static func open(
+        options: RegistrationOptions, delegate: (any NotificationDelegate)?, logger: Logger
+    ) async throws(PreflightError) -> Registration {
+        let signaling = SignalingClient(
+            configuration: SignalingClientConfiguration(
+                url: options.edgeURL, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
+                timeout: options.signalingTimeout, resumesSession: true, resumeTimeout: options.signalingResumeTimeout),
+            logger: logger)
+        let runner = Task { await signaling.run() }
+        let welcome: SignalingMessage.Welcome
+        let identity: String
+        do {
+            welcome = try await signaling.connect()
+            identity = try await signaling.register()
+        } catch {
+            await signaling.close()
+            runner.cancel()
+            throw error
+        }
+        let registration = Registration(identity: identity, signaling: signaling, welcome: welcome, logger: logger)
+        registration.attach(delegate)
+        let dispatcher = Task { await registration.dispatch() }
+        registration.storage.withLock { $0.tasks = [runner, dispatcher] }
+        return registration
+    }
+
+    /// A new stream of the registration's events from now on; one made after it ended yields
+    /// ``RegistrationEvent/unregistered(_:)`` and finishes.
+    public func events() -> AsyncStream<RegistrationEvent> {
+        let (stream, continuation) = AsyncStream<RegistrationEvent>.makeStream()
+        storage.withLock { state in
+            if let terminal = state.terminal {
+                continuation.yield(terminal)
+                continuation.finish()
+                return
+            }
+            let key = state.nextSubscriber
+            state.nextSubscriber += 1
+            state.subscribers[key] = continuation
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.storage.withLock { $0.subscribers.removeValue(forKey: key) }
+            }
+        }
+        return stream
+    }
+
+    /// Stops receiving calls: the session closes, and calls accepted on it end.
+    public func unregister() async {
+        await signaling.close()
+        for task in storage.withLock({ $0.tasks }) { await task.value }
+    }
+
+    // MARK: Routing
+
+    /// Routes the edge's messages of `callSid` to an accepted call's run.
+    func route(callSid: String, to inputs: AsyncStream<CallRun.Input>.Continuation) {
+        storage.withLock { $0.calls[callSid] = inputs }
+    }
+
+    func unroute(callSid: String) {
+        _ = storage.withLock { $0.calls.removeValue(forKey: callSid) }
+    }
+
+    /// Takes an invite out of those ringing: accepted or rejected once.
+    func claim(_ callSid: String) -> Bool {
+        storage.withLock { $0.invites.removeValue(forKey: callSid) != nil }
+    }
+
+    /// Dispatches the session's events: invites and cancellations to the subscribers, a call's
+    /// messages to its run, the connection's changes to every call.
+    func dispatch() async {
+        for await event in signaling.events {
+            switch event {
+            case .message(.incoming(let incoming)):
+                let invite = CallInvite(
+                    callSid: incoming.callSid, from: incoming.from, to: incoming.to, customParameters: incoming.params,
+                    registration: self)
+                storage.withLock { $0.invites[incoming.callSid] = invite }
+                publish(.callInvite(invite))
+            case .message(.cancel(let cancel)):
+                guard let invite = storage.withLock({ $0.invites.removeValue(forKey: cancel.callSid) }) else { continue }
+                let error = PreflightError(
+                    code: PreflightError.Code(cancel.code ?? PreflightError.Code.generalCallError.rawValue),
+                    message: "call invite cancelled: \(cancel.reason ?? "no reason given")")
+                publish(.cancelledCallInvite(CancelledCallInvite(callSid: invite.callSid, from: invite.from, to: invite.to), error: error))
+            case .message(let message):
+                let sid = message.callSid
+                let targets = storage.withLock { state in sid.map { state.calls[$0].map { [$0] } ?? [] } ?? Array(state.calls.values) }
+                for inputs in targets { inputs.yield(.signaling(event)) }
+            case .reconnecting, .reconnected, .closed:
+                for inputs in storage.withLock({ Array($0.calls.values) }) { inputs.yield(.signaling(event)) }
+                if case .closed(let error) = event { finish(error) }
+            }
+        }
+    }
+
+    func publish(_ event: RegistrationEvent) {
+        storage.withLock { state in
+            for continuation in state.subscribers.values { continuation.yield(event) }
+        }
+    }
+
+    func finish(_ error: PreflightError?) {
+        let subscribers = storage.withLock { state -> [AsyncStream<RegistrationEvent>.Continuation] in
+            guard state.terminal == nil else { return [] }
+            state.terminal = .unregistered(error)
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for continuation in subscribers {
+            continuation.yield(.unregistered(error))
+            continuation.finish()
+        }
+    }
+
+    func attach(_ delegate: (any NotificationDelegate)?) {
+        guard let delegate else { return }
+        let events = events()
+        Task {
+            for await event in events {
+                switch event {
+                case .callInvite(let invite): delegate.callInviteReceived(invite)
+                case .cancelledCallInvite(let cancelled, let error): delegate.cancelledCallInviteReceived(cancelled, error: error)
+                case .unregistered: break
+                }
+            }
+        }
+    }
+}

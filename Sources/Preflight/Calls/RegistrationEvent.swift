@@ -1,0 +1,12 @@
+public import PreflightModel
+
+/// What a ``Registration`` reports on each stream of ``Registration/events()``.
+public enum RegistrationEvent: Sendable {
+    /// A call rings here.
+    case callInvite(CallInvite)
+    /// A call stopped ringing here; the error says why (31000 when the caller hung up or
+    /// another device answered, 31480 when nobody answered in time).
+    case cancelledCallInvite(CancelledCallInvite, error: PreflightError)
+    /// The registration ended: `nil` after ``Registration/unregister()``, else why.
+    case unregistered(PreflightError?)
+}

@@ -1,0 +1,27 @@
+/// What ``Voice/register(options:delegate:logger:)`` needs: the access token (with
+/// `grants.voice.incoming.allow`) and the edge.
+public struct RegistrationOptions: Sendable {
+    /// The access token (JWT) of the identity that receives calls.
+    public var accessToken: String
+    /// The edge's signaling URL; `ws://127.0.0.1:8080/signaling` by default.
+    public var edgeURL: String
+    /// A PEM file of CA certificates to trust for a `wss://` ``edgeURL`` besides the system's;
+    /// `nil` by default.
+    public var edgeTrustedCertificatesFile: String?
+    /// How long connecting, signing in and registering may take; 10 s by default.
+    public var signalingTimeout: Duration
+    /// How long a lost connection is retried while a call accepted on it is up; 10 s by default.
+    public var signalingResumeTimeout: Duration
+
+    /// Creates options; see each property for its default.
+    public init(
+        accessToken: String, edgeURL: String = "ws://127.0.0.1:8080/signaling", edgeTrustedCertificatesFile: String? = nil,
+        signalingTimeout: Duration = .seconds(10), signalingResumeTimeout: Duration = .seconds(10)
+    ) {
+        self.accessToken = accessToken
+        self.edgeURL = edgeURL
+        self.edgeTrustedCertificatesFile = edgeTrustedCertificatesFile
+        self.signalingTimeout = signalingTimeout
+        self.signalingResumeTimeout = signalingResumeTimeout
+    }
+}

@@ -1,0 +1,72 @@
+extension SignalingMessage {
+    /// The body of `incoming`: a call ringing on this session.
+    public struct Incoming: Sendable, Hashable, Codable {
+        /// The call's identifier.
+        public var callSid: String
+        /// Who calls: `client:<identity>` of the caller.
+        public var from: String
+        /// Whom the caller dialed, as dialed (`client:bob`, a number of the route table).
+        public var to: String
+        /// The caller's custom parameters (the invite's `params` but `To`).
+        public var params: [String: String]
+
+        /// Creates the body.
+        public init(callSid: String, from: String, to: String, params: [String: String] = [:]) {
+            self.callSid = callSid
+            self.from = from
+            self.to = to
+            self.params = params
+        }
+    }
+
+    /// The body of `cancel`.
+    public struct Cancel: Sendable, Hashable, Codable {
+        /// The call that stopped ringing here.
+        public var callSid: String
+        /// Why, in words (`"caller hung up"`, `"answered elsewhere"`, `"no answer"`).
+        public var reason: String?
+        /// A numeric code when an error ended the ringing (e.g. 31480 for no answer).
+        public var code: Int?
+
+        /// Creates the body.
+        public init(callSid: String, reason: String? = nil, code: Int? = nil) {
+            self.callSid = callSid
+            self.reason = reason
+            self.code = code
+        }
+    }
+
+    /// The body of `accept`.
+    public struct Accept: Sendable, Hashable, Codable {
+        /// The call being answered.
+        public var callSid: String
+        /// The callee's ICE parameters and candidates.
+        public var ice: ICEParameters
+        /// Audio codecs by preference, e.g. `["PCMU"]`.
+        public var codecs: [String]
+
+        /// Creates the body.
+        public init(callSid: String, ice: ICEParameters, codecs: [String]) {
+            self.callSid = callSid
+            self.ice = ice
+            self.codecs = codecs
+        }
+    }
+}
+
+extension SignalingMessage {
+    /// The call the message concerns, when it names one.
+    public var callSid: String? {
+        switch self {
+        case .ringing(let callSid), .reject(let callSid): callSid
+        case .answer(let body): body.callSid
+        case .hangup(let body): body.callSid
+        case .error(let body): body.callSid
+        case .incoming(let body): body.callSid
+        case .cancel(let body): body.callSid
+        case .accept(let body): body.callSid
+        case .resumed(let body): body.callSid
+        case .hello, .welcome, .resume, .invite, .register, .registered: nil
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import PreflightCore
+import Synchronization
+
+/// The calls between clients on one edge: the registrar (identity → its registered sessions),
+/// the `dial` calls ringing or bridged, and which sessions are busy. Sessions call in from their
+/// own loops; what concerns another session is posted to that session's queue as a
+/// ``Notice``, so every session's state keeps its single owner. Everything here is under one
+/// lock and never awaits.
+///
+/// Several devices of one identity ring together; the first `accept` wins and the others get a
+/// `cancel` ("answered elsewhere"). A session is busy while it is a party of a call (the caller,
+/// or the callee that answered); a registered session rings for at most
+/// ``maximumOffersPerSession`` calls at once.
+final class CallRouter: Sendable {
+    /// What happened to a session's call elsewhere: posted to the session's queue.
+    enum Notice: Sendable {
+        /// A call rings on this (registered) session.
+        case incoming(SignalingMessage.Incoming)
+        /// An offered call stopped ringing here.
+        case cancelled(SignalingMessage.Cancel)
+        /// The callee answered the caller's call.
+        case answered(callSid: String)
+        /// The other party ended the call: `code` when it ended with an error.
+        case ended(callSid: String, reason: String, code: PreflightError.Code?)
+    }
+
+    /// A session that takes part in calls.
+    struct Party: Sendable {
+        let sessionId: String
+        let account: String
+        let identity: String
+        let inbox: SessionInbox
+    }
+
+    private struct Call {
+        let callSid: String
+        let caller: Party
+        var ringing: [String: Party]
+        var callee: Party?
+        var ufrags: [String: String] = [:]
+    }
+
+    private struct State {
+        /// account + identity → session id → the registered session.
+        var registrations: [String: [String: Party]] = [:]
+        var calls: [String: Call] = [:]
+        /// Session id → the call it is a party of.
+        var busy: [String: String] = [:]
+        /// Session id → calls ringing on it.
+        var offers: [String: Set<String>] = [:]
+    }
+
+    /// Calls that may ring on one registered session at once; a further call finds it busy.
+    static let maximumOffersPerSession = 4
+
+    private let state = Mutex(State())
+    private let media: MediaService
+
+    init(media: MediaService) {
+        self.media = media
+    }
+
+    /// Calls ringing or bridged now.
+    var callCount: Int { state.withLock { $0.calls.count } }
+
+    private static func key(_ account: String, _ identity: String) -> String { account + "\u{0}" + identity }
+
+    // MARK: Registrar
+
+    /// Rings `party` for calls to its identity from now on.
+    func register(_ party: Party) {
+        state.withLock { $0.registrations[Self.key(party.account, party.identity), default: [:]][party.sessionId] = party }
+    }
+
+    /// Whether any device of the identity is registered.
+    func isRegistered(account: String, identity: String) -> Bool {
+        state.withLock { !($0.registrations[Self.key(account, identity)]?.isEmpty ?? true) }
+    }
+
+    // MARK: Calls
+
+    /// Rings every registered, free device of `identity` for a call from `caller`.
+    /// - Throws: 31480 when no device is registered, 31486 when every one is busy.
+    func dial(
+        callSid: String, from caller: Party, identity: String, to: String, params: [String: String]
+    ) throws(PreflightError) {
+        try state.withLock { state throws(PreflightError) in
+            let devices = state.registrations[Self.key(caller.account, identity)]?.values.filter { $0.sessionId != caller.sessionId } ?? []
+            guard !devices.isEmpty else {
+                throw PreflightError(code: .calleeUnavailable, message: "call: \(UntrustedText.quoted(to)) has no registered device")
+            }
+            let free = devices.filter {
+                state.busy[$0.sessionId] == nil && (state.offers[$0.sessionId]?.count ?? 0) < Self.maximumOffersPerSession
+            }
+            guard !free.isEmpty else {
+                throw PreflightError(code: .calleeBusy, message: "call: every device of \(UntrustedText.quoted(to)) is busy")
+            }
+            state.calls[callSid] = Call(callSid: callSid, caller: caller, ringing: Dictionary(uniqueKeysWithValues: free.map { ($0.sessionId, $0) }))
+            state.busy[caller.sessionId] = callSid
+            let incoming = SignalingMessage.Incoming(callSid: callSid, from: "client:\(caller.identity)", to: to, params: params)
+            for device in free {
+                state.offers[device.sessionId, default: []].insert(callSid)
+                device.inbox.post(.call(.incoming(incoming)))
+            }
+        }
+    }
+
+    /// The callee's `accept` on `party`: the first one wins the call.
+    /// - Returns: `false` when the call no longer rings there (cancelled, answered elsewhere).
+    func accept(callSid: String, by party: Party) -> Bool {
+        state.withLock { state in
+            guard var call = state.calls[callSid], call.callee == nil, call.ringing[party.sessionId] != nil,
+                state.busy[party.sessionId] == nil
+            else { return false }
+            call.callee = party
+            call.ringing.removeValue(forKey: party.sessionId)
+            Self.cancel(&call, in: &state, reason: "answered elsewhere", code: nil)
+            state.offers[party.sessionId]?.remove(callSid)
+            state.busy[party.sessionId] = callSid
+            state.calls[callSid] = call
+            call.caller.inbox.post(.call(.answered(callSid: callSid)))
+            return true
+        }
+    }
+
+    /// The callee's `reject` on `sessionId`; when no device rings any more the caller gets 31603.
+    func reject(callSid: String, by sessionId: String) {
+        state.withLock { state in
+            state.offers[sessionId]?.remove(callSid)
+            guard var call = state.calls[callSid], call.callee == nil, call.ringing.removeValue(forKey: sessionId) != nil else { return }
+            state.calls[callSid] = call
+            guard call.ringing.isEmpty else { return }
+            Self.end(callSid, in: &state)
+            call.caller.inbox.post(.call(.ended(callSid: callSid, reason: "the callee rejected the call", code: .callRejected)))
+        }
+    }
+
+    /// The caller's ring timer ran out: the call stops ringing everywhere.
+    /// - Returns: whether the call was still unanswered (the caller ends it with 31480).
+    func ringTimedOut(callSid: String) -> Bool {
+        state.withLock { state in
+            guard var call = state.calls[callSid], call.callee == nil else { return false }
+            Self.cancel(&call, in: &state, reason: "no answer", code: .calleeUnavailable)
+            Self.end(callSid, in: &state)
+            return true
+        }
+    }
+
+    /// A party ended the call (a hangup, its session's end): the other party is told, a call
+    /// still ringing stops ringing.
+    /// - Parameter code: the error the call ends with for the other party, if any.
+    func hangUp(callSid: String, by sessionId: String, reason: String, code: PreflightError.Code?) {
+        let ufrags = state.withLock { state -> [String] in
+            guard var call = state.calls[callSid] else { return [] }
+            if call.caller.sessionId == sessionId {
+                Self.cancel(&call, in: &state, reason: "the caller hung up", code: nil)
+                call.callee?.inbox.post(.call(.ended(callSid: callSid, reason: reason, code: code)))
+            } else if call.callee?.sessionId == sessionId {
+                call.caller.inbox.post(.call(.ended(callSid: callSid, reason: reason, code: code)))
+            } else {
+                return []
+            }
+            Self.end(callSid, in: &state)
+            return Array(call.ufrags.values)
+        }
+        if ufrags.count == 2 { media.unlink(ufrags[0], ufrags[1]) }
+    }
+
+    /// A party's media session is open: the bridge links once both are.
+    func attachMedia(callSid: String, sessionId: String, ufrag: String) {
+        let pair = state.withLock { state -> [String]? in
+            guard var call = state.calls[callSid], call.caller.sessionId == sessionId || call.callee?.sessionId == sessionId
+            else { return nil }
+            call.ufrags[sessionId] = ufrag
+            state.calls[callSid] = call
+            return call.ufrags.count == 2 ? Array(call.ufrags.values) : nil
+        }
+        if let pair { media.link(pair[0], pair[1]) }
+    }
+
+    /// A session ended: it is unregistered, stops ringing, and a call it was a party of ends for
+    /// the other party with 31005 (the call's media was lost with it).
+    func sessionEnded(_ party: Party) {
+        let active = state.withLock { state -> String? in
+            state.registrations[Self.key(party.account, party.identity)]?.removeValue(forKey: party.sessionId)
+            if state.registrations[Self.key(party.account, party.identity)]?.isEmpty == true {
+                state.registrations.removeValue(forKey: Self.key(party.account, party.identity))
+            }
+            for callSid in state.offers.removeValue(forKey: party.sessionId) ?? [] {
+                guard var call = state.calls[callSid], call.callee == nil else { continue }
+                call.ringing.removeValue(forKey: party.sessionId)
+                state.calls[callSid] = call
+                if call.ringing.isEmpty {
+                    Self.end(callSid, in: &state)
+                    call.caller.inbox.post(.call(.ended(
+                        callSid: callSid, reason: "no device of the callee is left to ring", code: .calleeUnavailable)))
+                }
+            }
+            return state.busy[party.sessionId]
+        }
+        if let active {
+            hangUp(callSid: active, by: party.sessionId, reason: "the other party's connection was lost", code: .connectionError)
+        }
+    }
+
+    /// Tells every device still ringing for `call` that it stopped.
+    private static func cancel(_ call: inout Call, in state: inout State, reason: String, code: PreflightError.Code?) {
+        let cancel = SignalingMessage.Cancel(callSid: call.callSid, reason: reason, code: code?.rawValue)
+        for device in call.ringing.values {
+            state.offers[device.sessionId]?.remove(cancel.callSid)
+            device.inbox.post(.call(.cancelled(cancel)))
+        }
+        call.ringing.removeAll()
+    }
+
+    /// Forgets a call and frees its parties.
+    private static func end(_ callSid: String, in state: inout State) {
+        guard let call = state.calls.removeValue(forKey: callSid) else { return }
+        state.busy.removeValue(forKey: call.caller.sessionId)
+        if let callee = call.callee { state.busy.removeValue(forKey: callee.sessionId) }
+        for device in call.ringing.values { state.offers[device.sessionId]?.remove(callSid) }
+    }
+}

@@ -1,0 +1,52 @@
+import NIOCore
+import PreflightCore
+
+extension MediaService {
+    /// An RTP packet of a bridge leg: counted for the leg's RTCP answers, then sent on as a
+    /// packet of the other leg's stream to that leg's nominated address, within that address's
+    /// own budget (what that party sent: a bridge cannot be used to send more to anyone than
+    /// they send themselves).
+    func forward(_ bytes: UnsafeRawBufferPointer, from ufrag: String, state: inout State, at now: Double) -> MediaOutcome {
+        guard var session = state.sessions[ufrag], let header = try? RTPHeader(parsing: bytes) else {
+            state.counters.droppedMalformed += 1
+            return .drop
+        }
+        if session.clientSSRC != header.ssrc {
+            session.clientSSRC = header.ssrc
+            session.uplink = ReceiveStatistics(minSequential: 1)
+        }
+        let sendTime = MediaExtension.sendTime(header, in: bytes)
+        _ = session.uplink.record(
+            sequenceNumber: header.sequenceNumber,
+            rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
+            arrival: now, clockRate: sendTime == nil ? MuLaw.clockRate : MediaExtension.sendTimeClockRate)
+        if session.firstMediaTime == nil { session.firstMediaTime = now }
+        state.sessions[ufrag] = session
+        guard let partner = session.partner, var other = state.sessions[partner.ufrag], let address = other.peer,
+            var verified = state.verified[address], verified.ufrag == partner.ufrag
+        else {
+            state.counters.droppedUnbridged += 1
+            return .drop
+        }
+        let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
+        let stream = (sequence: other.sequence, packets: other.packetsSent, octets: other.octetsSent)
+        guard let encoded = other.originate(
+            payload, payloadType: header.payloadType, marker: header.marker, at: now,
+            timestamp: header.timestamp &+ partner.timestampOffset,
+            headerExtension: MediaExtension.edgeExtension(sendMicroseconds: Self.microseconds(now)))
+        else {
+            state.counters.droppedMalformed += 1
+            return .drop
+        }
+        guard verified.budget.spend(bytes: encoded.count) else {
+            (other.sequence, other.packetsSent, other.octetsSent) = stream
+            state.sessions[partner.ufrag] = other
+            state.counters.droppedOverBudget += 1
+            return .drop
+        }
+        state.sessions[partner.ufrag] = other
+        state.verified[address] = verified
+        state.counters.packetsBridged += 1
+        return .forward(encoded, to: address)
+    }
+}

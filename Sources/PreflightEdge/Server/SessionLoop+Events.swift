@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import PreflightCore
+import Synchronization
+
+extension SessionLoop {
+    /// Handles one event; `.end` ends the session.
+    mutating func handle(_ event: Event, timers: inout TaskGroup<Void>) async -> SignalingSession.Disposition {
+        switch (event, phase) {
+        case (.closed, .awaitingHello), (.closed, .ready):
+            // Nothing to resume outside a call: the client signs in (and registers) again.
+            return .end
+        case (.closed(let protocolError), .inCall):
+            return await park(protocolError: protocolError)
+        case (.message(.resume(let request)), .awaitingHello):
+            return await resumeOther(request)
+        case (.malformed(let error), _):
+            await fail(error, callSid: phase.callSid)
+            return .end
+        case (.timeout(let number), _) where number != phaseNumber:
+            return .proceed
+        case (.timeout, .awaitingHello), (.timeout, .ready):
+            await fail(PreflightError(
+                code: .signalingTimeout,
+                message: "signaling: no \(phase.awaited) within \(configuration.signalingTimeout)"))
+            return .end
+        case (.timeout, .inCall(let call)) where call.application != nil:
+            await send(.hangup(.init(
+                callSid: call.callSid, reason: "maximum test duration of \(configuration.maximumTestDuration) reached",
+                code: PreflightError.Code.testDurationExceeded.rawValue)))
+            return .end
+        case (.timeout, .inCall(let call)):
+            let reason = "maximum call duration of \(configuration.maximumCallDuration) reached"
+            await send(.hangup(.init(callSid: call.callSid, reason: reason, code: PreflightError.Code.callDurationExceeded.rawValue)))
+            edge.calls.hangUp(callSid: call.callSid, by: sessionId, reason: reason, code: .callDurationExceeded)
+            closeCall(call, timers: &timers)
+            return .proceed
+        case (.message(.hello(let token, _)), .awaitingHello):
+            return await hello(token: token, timers: &timers)
+        case (.message(.register), .ready), (.message(.register), .inCall):
+            return await register()
+        case (.message(.invite(let invite)), .ready(let claims)):
+            return await placeCall(invite, claims: claims, timers: &timers)
+        case (.message(.accept(let accept)), _) where party != nil:
+            return await answerIncoming(accept, timers: &timers)
+        case (.message(.reject(let callSid)), _) where party != nil:
+            if offered.remove(callSid) != nil { edge.calls.reject(callSid: callSid, by: sessionId) }
+            return .proceed
+        case (.applicationFinished(let reason, let code), .inCall(let call)):
+            await send(.hangup(.init(callSid: call.callSid, reason: reason, code: code?.rawValue)))
+            return .end
+        case (.message(.hangup), .inCall(let call)) where call.application != nil:
+            return .end
+        case (.message(.hangup(let hangup)), .inCall(let call)) where hangup.callSid == call.callSid:
+            edge.calls.hangUp(callSid: call.callSid, by: sessionId, reason: hangup.reason ?? "hung up", code: nil)
+            closeCall(call, timers: &timers)
+            return .proceed
+        case (.message(.hangup(let hangup)), _) where party != nil:
+            // A call that already ended here (the edge's own hangup crossed the client's), or a
+            // hangup of a call still ringing here: a rejection.
+            if offered.remove(hangup.callSid) != nil { edge.calls.reject(callSid: hangup.callSid, by: sessionId) }
+            return .proceed
+        case (.call(let notice), _):
+            await handle(notice, timers: &timers)
+            return .proceed
+        case (.ringTimeout(let callSid), .inCall(let call)) where call.callSid == callSid && !call.answered:
+            if edge.calls.ringTimedOut(callSid: callSid) {
+                await send(.hangup(.init(
+                    callSid: callSid, reason: "no answer", code: PreflightError.Code.calleeUnavailable.rawValue)))
+                closeCall(call, timers: &timers)
+            }
+            return .proceed
+        case (.message(let message), _):
+            await fail(PreflightError(
+                code: .malformed, message: "signaling: unexpected \"\(message.type)\" while waiting for \(phase.awaited)"),
+                callSid: phase.callSid)
+            return .end
+        case (.applicationFinished, _), (.ringTimeout, _):
+            return .proceed
+        }
+    }
+
+    /// What the other party of a call did, or a call ringing here.
+    mutating func handle(_ notice: CallRouter.Notice, timers: inout TaskGroup<Void>) async {
+        switch notice {
+        case .incoming(let incoming):
+            guard registered else {
+                edge.calls.reject(callSid: incoming.callSid, by: sessionId)
+                return
+            }
+            offered.insert(incoming.callSid)
+            await send(.incoming(incoming))
+        case .cancelled(let cancel):
+            if offered.remove(cancel.callSid) != nil { await send(.cancel(cancel)) }
+        case .answered(let callSid):
+            guard case .inCall(var call) = phase, call.callSid == callSid, call.role == .caller, !call.answered else { return }
+            call.answered = true
+            if call.ufrag == nil {
+                // answerOnBridge: the caller's media opens only now.
+                let (ufrag, ice) = openMedia(remoteUfrag: call.remoteUfrag, application: nil)
+                call.ufrag = ufrag
+                await send(.answer(.init(
+                    callSid: callSid, ice: ice, codec: call.codec, payloadType: MuLaw.payloadType, application: "dial")))
+                edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: ufrag)
+            }
+            phase = .inCall(call)
+        case .ended(let callSid, let reason, let code):
+            guard case .inCall(let call) = phase, call.callSid == callSid else { return }
+            await send(.hangup(.init(callSid: callSid, reason: reason, code: code?.rawValue)))
+            closeCall(call, timers: &timers)
+        }
+    }
+
+    /// A call between clients ended here: its media closes and the session is ready again.
+    mutating func closeCall(_ call: SignalingSession.ActiveCall, timers: inout TaskGroup<Void>) {
+        if let ufrag = call.ufrag { edge.media.removeSession(localUfrag: ufrag) }
+        enter(.ready(call.claims), timers: &timers)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+import PreflightCore
+import Synchronization
+
+extension SessionLoop {
+    /// `hello`: the token is verified and the session admitted (counted only now, with a valid
+    /// token: a connection that never authenticates holds no session slot).
+    mutating func hello(token: String, timers: inout TaskGroup<Void>) async -> SignalingSession.Disposition {
+        do throws(PreflightError) {
+            let claims = try await edge.verifier.verify(token)
+            let identity = claims.grants.identity ?? ""
+            admission = try edge.admissions.withLock { admissions throws(PreflightError) in
+                try admissions.admit(account: claims.sub, identity: identity)
+            }
+            var random = SystemRandomNumberGenerator()
+            sessionId = "SS" + SignalingSession.hex(&random, bytes: 16)
+            resumeToken = configuration.sessionResumeWindow > .zero ? SignalingSession.hex(&random, bytes: 16) : ""
+            party = CallRouter.Party(sessionId: sessionId, account: claims.sub, identity: identity, inbox: inbox)
+            await send(.welcome(.init(
+                edge: configuration.edgeName, sessionId: sessionId, iceServers: session.iceServers(for: claims),
+                resumeToken: resumeToken.isEmpty ? nil : resumeToken)))
+            enter(.ready(claims), timers: &timers)
+            return .proceed
+        } catch {
+            await fail(error)
+            return .end
+        }
+    }
+
+    /// `register`: calls to the token's identity ring here from now on; the token must allow
+    /// incoming calls (`grants.voice.incoming.allow`).
+    mutating func register() async -> SignalingSession.Disposition {
+        guard let claims = phase.claims, let party, claims.grants.voice?.incoming?.allow == true else {
+            await fail(PreflightError(
+                code: .invalidAccessTokenGrants, message: "register: the access token does not allow incoming calls (grants.voice.incoming.allow)"))
+            return .end
+        }
+        if !registered {
+            registered = true
+            edge.calls.register(party)
+            // A registered session waits for calls as long as it likes: the invite timer stops.
+            if case .ready = phase { phaseNumber += 1 }
+            logger.info("registered for incoming calls", metadata: ["identity": "\(UntrustedText.excerpt(party.identity))"])
+        }
+        await send(.registered(identity: party.identity))
+        return .proceed
+    }
+
+    /// `invite`: a test application's call, or (the `dial` application) a call to the client or
+    /// route its `To` names.
+    mutating func placeCall(
+        _ invite: SignalingMessage.Invite, claims: AccessTokenClaims, timers: inout TaskGroup<Void>
+    ) async -> SignalingSession.Disposition {
+        do throws(PreflightError) {
+            let sid = claims.grants.voice?.outgoing?.applicationSID ?? ""
+            if let owner = configuration.applicationAccounts[sid], owner != claims.sub {
+                throw PreflightError(
+                    code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) does not belong to the token's account")
+            }
+            var application = configuration.applications[sid]
+            if let dial = configuration.dialApplications[sid] {
+                guard let to = invite.params["To"], !to.isEmpty else {
+                    throw PreflightError(code: .calleeNotFound, message: "call: the dial application needs a \"To\" parameter")
+                }
+                switch DialTarget.resolve(to, routes: configuration.routes) {
+                case .client(let identity)?:
+                    try await ringClient(invite, to: to, identity: identity, configuration: dial, claims: claims, timers: &timers)
+                    return .proceed
+                case .application(let target)?:
+                    application = target
+                case nil:
+                    throw PreflightError(
+                        code: .calleeNotFound,
+                        message: "call: \(UntrustedText.quoted(to)) is neither a client (client:<identity>) nor a route of this edge")
+                }
+            }
+            guard let application else {
+                throw PreflightError(
+                    code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) is not served by this edge")
+            }
+            let (callSid, ufrag) = try await session.answer(invite, application: application, claims: claims, send: { await send($0) })
+            enter(.inCall(.init(
+                callSid: callSid, ufrag: ufrag, application: application, role: .caller, answered: true,
+                remoteUfrag: invite.ice.ufrag, codec: "PCMU", claims: claims)), timers: &timers)
+            if application == .recordPlayback {
+                let inbox = inbox
+                let session = session
+                timers.addTask {
+                    let (reason, code) = await session.recordAndPlayBack(ufrag: ufrag)
+                    inbox.post(.applicationFinished(reason: reason, code: code))
+                }
+            }
+            return .proceed
+        } catch {
+            await fail(error)
+            return .end
+        }
+    }
+
+    /// The caller's side of a `dial` call to a client: ring its devices, then answer the caller
+    /// at once (answerOnBridge false) or when the callee answers.
+    mutating func ringClient(
+        _ invite: SignalingMessage.Invite, to: String, identity: String, configuration dial: DialConfiguration,
+        claims: AccessTokenClaims, timers: inout TaskGroup<Void>
+    ) async throws(PreflightError) {
+        guard let party else { return }
+        let codec = try session.validateOffer(ice: invite.ice, codecs: invite.codecs)
+        var random = SystemRandomNumberGenerator()
+        let callSid = "CA" + SignalingSession.hex(&random, bytes: 16)
+        var params = invite.params
+        params.removeValue(forKey: "To")
+        try edge.calls.dial(callSid: callSid, from: party, identity: identity, to: to, params: params)
+        await send(.ringing(callSid: callSid))
+        var call = SignalingSession.ActiveCall(
+            callSid: callSid, application: nil, role: .caller, remoteUfrag: invite.ice.ufrag, codec: codec, claims: claims)
+        if !dial.answerOnBridge {
+            let (ufrag, ice) = openMedia(remoteUfrag: invite.ice.ufrag, application: nil)
+            call.ufrag = ufrag
+            await send(.answer(.init(callSid: callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial")))
+            edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: ufrag)
+        }
+        enter(.inCall(call), timers: &timers)
+        let inbox = inbox
+        timers.addTask {
+            try? await Task.sleep(for: dial.ringTimeout)
+            if !Task.isCancelled { inbox.post(.ringTimeout(callSid: callSid)) }
+        }
+        logger.info(
+            "call ringing", metadata: ["callSid": "\(callSid)", "to": "\(UntrustedText.excerpt(to))", "answerOnBridge": "\(dial.answerOnBridge)"])
+    }
+
+    /// `accept` of a call ringing here: the first device to accept gets it; one that comes too
+    /// late (cancelled, answered elsewhere, busy here) gets a `hangup` with 31000 and the session goes on.
+    mutating func answerIncoming(_ accept: SignalingMessage.Accept, timers: inout TaskGroup<Void>) async -> SignalingSession.Disposition {
+        let codec: String
+        do throws(PreflightError) {
+            codec = try session.validateOffer(ice: accept.ice, codecs: accept.codecs)
+        } catch {
+            await fail(error, callSid: accept.callSid)
+            return .end
+        }
+        guard offered.remove(accept.callSid) != nil, case .ready(let claims) = phase, let party,
+            edge.calls.accept(callSid: accept.callSid, by: party)
+        else {
+            edge.calls.reject(callSid: accept.callSid, by: sessionId)
+            await send(.hangup(.init(
+                callSid: accept.callSid, reason: "the call no longer rings here",
+                code: PreflightError.Code.generalCallError.rawValue)))
+            return .proceed
+        }
+        let (ufrag, ice) = openMedia(remoteUfrag: accept.ice.ufrag, application: nil)
+        await send(.answer(.init(callSid: accept.callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial")))
+        edge.calls.attachMedia(callSid: accept.callSid, sessionId: sessionId, ufrag: ufrag)
+        enter(.inCall(.init(
+            callSid: accept.callSid, ufrag: ufrag, application: nil, role: .callee, answered: true,
+            remoteUfrag: accept.ice.ufrag, codec: codec, claims: claims)), timers: &timers)
+        logger.info("call answered", metadata: ["callSid": "\(accept.callSid)"])
+        return .proceed
+    }
+
+    /// Opens a media session for the client's ICE ufrag: a test application's, or a bridge leg.
+    func openMedia(remoteUfrag: String, application: TestApplication?) -> (ufrag: String, ice: ICEParameters) {
+        session.openMedia(remoteUfrag: remoteUfrag, application: application)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HummingbirdWebSocket
+import Logging
+import PreflightCore
+import Synchronization
+
+/// The one owner of a signaling session's state: takes the session's events in order
+/// (``SessionInbox``), moves it through its phases (hello, ready, call), answers on the
+/// connection, and starts the timers that post back to the queue. Returns when the session ends,
+/// after releasing its media session, its call, its registration and its admission.
+struct SessionLoop {
+    typealias Event = SignalingSession.Event
+    typealias Phase = SignalingSession.Phase
+
+    let session: SignalingSession
+    let inbox: SessionInbox
+    let reader: SignalingSession.ReaderState
+    /// Where replies go: this connection, or the one that resumed the session.
+    var outbound: WebSocketOutboundWriter
+    var phase = Phase.awaitingHello
+    var attachment: SessionResumptions.Attachment?
+    var ending = SignalingSession.Ending.here
+    var sessionId = ""
+    var resumeToken = ""
+    /// Counts phase changes: a timer's event carries the number of the phase that started it, so
+    /// the timer of a phase already left is ignored.
+    var phaseNumber = 0
+    var admission: SessionAdmissions.Holder?
+    /// This session as a party of calls between clients (from its `hello`).
+    var party: CallRouter.Party?
+    /// Whether incoming calls ring here.
+    var registered = false
+    /// Calls ringing here now (at most ``CallRouter/maximumOffersPerSession``).
+    var offered: Set<String> = []
+
+    var edge: EdgeServer { session.edge }
+    var configuration: EdgeConfiguration { edge.configuration }
+    var logger: Logger { session.logger }
+
+    init(session: SignalingSession, inbox: SessionInbox, outbound: WebSocketOutboundWriter, reader: SignalingSession.ReaderState) {
+        self.session = session
+        self.inbox = inbox
+        self.outbound = outbound
+        self.reader = reader
+    }
+
+    mutating func run() async -> SignalingSession.Ending {
+        await withTaskGroup(of: Void.self) { timers in
+            startTimer(configuration.signalingTimeout, in: &timers)
+            for await event in inbox.events {
+                inbox.took(event)
+                if case .end = await handle(event, timers: &timers) { break }
+            }
+            release()
+            timers.cancelAll()
+        }
+        return ending
+    }
+
+    /// Frees what the session holds; the other party of its call is told (31005).
+    mutating func release() {
+        if case .resumedOther = ending {
+            // This connection's own session never began (no hello): nothing to release.
+            return
+        }
+        if case .inCall(let call) = phase {
+            if let ufrag = call.ufrag { edge.media.removeSession(localUfrag: ufrag) }
+            if call.application == nil {
+                edge.calls.hangUp(
+                    callSid: call.callSid, by: sessionId, reason: "the other party's connection was lost", code: .connectionError)
+            }
+        }
+        if let party { edge.calls.sessionEnded(party) }
+        if let admission {
+            edge.admissions.withLock { $0.release(admission) }
+        }
+        // A session that moved ends on its new connection: that one closes itself.
+        attachment?.ended.finish()
+    }
+
+    // MARK: Phases and timers
+
+    func startTimer(_ duration: Duration, in timers: inout TaskGroup<Void>) {
+        let number = phaseNumber
+        let inbox = inbox
+        timers.addTask {
+            try? await Task.sleep(for: duration)
+            if !Task.isCancelled { inbox.post(.timeout(phaseNumber: number)) }
+        }
+    }
+
+    /// Enters `next` with its timer: an unregistered session in no call must invite within the
+    /// signaling timeout, a registered one waits as long as it likes; a call has its maximum.
+    mutating func enter(_ next: Phase, timers: inout TaskGroup<Void>) {
+        phase = next
+        phaseNumber += 1
+        switch next {
+        case .awaitingHello:
+            break
+        case .ready:
+            if !registered { startTimer(configuration.signalingTimeout, in: &timers) }
+        case .inCall(let call):
+            startTimer(call.application == nil ? configuration.maximumCallDuration : configuration.maximumTestDuration, in: &timers)
+        }
+    }
+
+    // MARK: Writing
+
+    func send(_ message: SignalingMessage) async {
+        do {
+            try await outbound.write(.text(message.jsonText()))
+        } catch {
+            logger.debug("signaling write failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func fail(_ error: PreflightError, callSid: String? = nil) async {
+        logger.info(
+            "signaling session refused",
+            metadata: ["code": "\(error.code)", "reason": "\(UntrustedText.excerpt(error.message, limit: 240))"])
+        await send(.error(.init(code: error.code.rawValue, message: error.message, callSid: callSid)))
+    }
+}
