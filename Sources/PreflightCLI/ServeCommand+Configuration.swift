@@ -17,10 +17,24 @@ extension ServeCommand {
         if routes.isEmpty, let text = environment["PREFLIGHT_APPLICATIONS"] ?? environment["PREFLIGHT_APPS"] {
             routes = Self.commaSeparated(text)
         }
-        var applications = try ApplicationRoutes.parse(routes)
-        if applications.isEmpty {
-            applications = Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (LocalEdge.applicationSID($0), $0) })
+        let targets = try ApplicationRoutes.parse(routes)
+        var applications: [String: TestApplication] = [:]
+        var dialApplications: [String: DialConfiguration] = [:]
+        let ringTimeout = Duration.seconds(try NumberSetting.ringTimeout.value(option: ringTimeout, environment: environment))
+        for (sid, target) in targets {
+            switch target {
+            case .test(let application): applications[sid] = application
+            case .dial(let answerOnBridge): dialApplications[sid] = DialConfiguration(answerOnBridge: answerOnBridge, ringTimeout: ringTimeout)
+            }
         }
+        if targets.isEmpty {
+            applications = Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (LocalEdge.applicationSID($0), $0) })
+            dialApplications = LocalEdge.dialApplications.mapValues {
+                DialConfiguration(answerOnBridge: $0.answerOnBridge, ringTimeout: ringTimeout)
+            }
+        }
+        var dialRoutes = self.routes
+        if dialRoutes.isEmpty, let text = environment["PREFLIGHT_ROUTES"] { dialRoutes = Self.commaSeparated(text) }
         let port = try NumberSetting.port.value(option: port, environment: environment)
         let mediaPort = try NumberSetting.mediaPort.value(option: mediaPort, environment: environment)
         let advertisedPort = try (advertisePort != nil || environment["PREFLIGHT_ADVERTISE_PORT"] != nil)
@@ -38,7 +52,7 @@ extension ServeCommand {
             maximumConnections: try NumberSetting.maxConnections.value(option: maxConnections, environment: environment),
             maximumConnectionsPerAddress: try NumberSetting.maxConnectionsPerAddress.value(
                 option: maxConnectionsPerAddress, environment: environment))
-        return EdgeConfiguration(
+        var configuration = EdgeConfiguration(
             host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,
             advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"], advertisedMediaPort: advertisedPort,
             edgeName: edgeName ?? environment["PREFLIGHT_EDGE_NAME"] ?? "local", apiKeys: [resolved.apiKey: resolved.apiSecret],
@@ -57,6 +71,12 @@ extension ServeCommand {
             sessionResumeWindow: .seconds(
                 try NumberSetting.sessionResumeWindow.value(option: sessionResumeWindow, environment: environment)),
             media: media, tls: try tlsConfiguration(environment: environment), httpLimits: limits)
+        configuration.dialApplications = dialApplications
+        for sid in dialApplications.keys { configuration.applicationAccounts[sid] = resolved.account }
+        configuration.routes = try DialRoutes.parse(dialRoutes)
+        configuration.maximumCallDuration = .seconds(
+            try NumberSetting.maxCallDuration.value(option: maxCallDuration, environment: environment))
+        return configuration
     }
 
     /// The rule for the TLS files: both or neither.

@@ -78,8 +78,19 @@ public struct ServeCommand: AsyncParsableCommand {
     /// Application routes.
     @Option(
         name: .customLong("application"),
-        help: "An application route SID=echo or SID=record-playback (repeatable). Default: the local edge's sids.")
+        help: "An application route SID=echo, SID=record-playback, SID=dial or SID=dial:answer-on-bridge (repeatable). Default: the local edge's sids.")
     public var applications: [String] = []
+    /// The dial application's route table.
+    @Option(
+        name: .customLong("route"),
+        help: "A route of the dial application: TO=client:IDENTITY, TO=echo or TO=record-playback (repeatable).")
+    public var routes: [String] = []
+    /// How long a dialed client rings.
+    @Option(name: .customLong("ring-timeout"), help: "Seconds a dialed client's devices ring before the call fails with 31480 (default 30).")
+    public var ringTimeout: Int?
+    /// Call duration limit.
+    @Option(name: .customLong("max-call-duration"), help: "Longest call between clients in seconds (default 14400).")
+    public var maxCallDuration: Int?
     /// Session limit.
     @Option(name: .customLong("max-sessions"), help: "Signaling sessions served at once (default 1000).")
     public var maxSessions: Int?
@@ -122,6 +133,7 @@ public struct ServeCommand: AsyncParsableCommand {
             (.port, port), (.mediaPort, mediaPort), (.advertisePort, advertisePort), (.maxSessions, maxSessions),
             (.maxSessionsPerAccount, maxSessionsPerAccount), (.maxSessionsPerIdentity, maxSessionsPerIdentity),
             (.maxDuration, maxDuration), (.signalingTimeout, signalingTimeout), (.sessionResumeWindow, sessionResumeWindow),
+            (.ringTimeout, ringTimeout), (.maxCallDuration, maxCallDuration),
             (.turnCredentialLifetime, turnCredentialLifetime),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
             (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout),
@@ -138,6 +150,7 @@ public struct ServeCommand: AsyncParsableCommand {
         }
         if let packetRate, !(packetRate > 0) { throw ValidationError("--packet-rate must be positive, got \(packetRate)") }
         _ = try ApplicationRoutes.parse(applications)
+        _ = try DialRoutes.parse(routes)
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PreflightCore
+import PreflightEdge
 
 /// A whole-number setting of `preflight serve`: its option, its environment variable, its default
 /// and the range it must be in. `validate()` checks the option as given; the configuration checks
@@ -57,6 +58,9 @@ extension NumberSetting {
         option: "--signaling-timeout", variable: "PREFLIGHT_SIGNALING_TIMEOUT", defaultValue: 10, range: 1...3600)
     static let sessionResumeWindow = NumberSetting(
         option: "--session-resume-window", variable: "PREFLIGHT_SESSION_RESUME_WINDOW", defaultValue: 10, range: 0...300)
+    static let ringTimeout = NumberSetting(option: "--ring-timeout", variable: "PREFLIGHT_RING_TIMEOUT", defaultValue: 30, range: 1...3600)
+    static let maxCallDuration = NumberSetting(
+        option: "--max-call-duration", variable: "PREFLIGHT_MAX_CALL_DURATION", defaultValue: 14_400, range: 1...Int.max)
     static let turnCredentialLifetime = NumberSetting(
         option: "--turn-credential-lifetime", variable: "PREFLIGHT_TURN_CREDENTIAL_LIFETIME", defaultValue: 3600, range: 1...Int.max)
     static let maxConnections = NumberSetting(
@@ -67,26 +71,58 @@ extension NumberSetting {
     static let idleTimeout = NumberSetting(option: "--idle-timeout", variable: "PREFLIGHT_IDLE_TIMEOUT", defaultValue: 60, range: 1...Int.max)
 }
 
-/// `serve`'s application routes: `SID=echo` or `SID=record-playback`, from `--application` or
-/// `PREFLIGHT_APPLICATIONS` (comma-separated).
+/// `serve`'s application routes: `SID=echo`, `SID=record-playback`, `SID=dial` or
+/// `SID=dial:answer-on-bridge`, from `--application` or `PREFLIGHT_APPLICATIONS` (comma-separated).
 enum ApplicationRoutes {
-    /// The rule for one route: a non-empty sid, `=`, a test application's name.
+    /// What one route leads to.
+    enum Target: Equatable {
+        case test(TestApplication)
+        case dial(answerOnBridge: Bool)
+    }
+
+    static let rule = "--application must be SID=echo, SID=record-playback, SID=dial or SID=dial:answer-on-bridge"
+
+    /// The rule for one route: a non-empty sid, `=`, an application's name.
     /// - Throws: `ValidationError` quoting the route.
-    static func parse(_ route: String) throws(ValidationError) -> (sid: String, application: TestApplication) {
+    static func parse(_ route: String) throws(ValidationError) -> (sid: String, target: Target) {
         let parts = route.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 2, !parts[0].isEmpty, let application = TestApplication(rawValue: parts[1]) else {
-            throw ValidationError("--application must be SID=echo or SID=record-playback, got \"\(route)\"")
+        guard parts.count == 2, !parts[0].isEmpty else { throw ValidationError("\(rule), got \"\(route)\"") }
+        switch parts[1] {
+        case "dial": return (parts[0], .dial(answerOnBridge: false))
+        case "dial:answer-on-bridge": return (parts[0], .dial(answerOnBridge: true))
+        default:
+            guard let application = TestApplication(rawValue: parts[1]) else { throw ValidationError("\(rule), got \"\(route)\"") }
+            return (parts[0], .test(application))
         }
-        return (parts[0], application)
     }
 
     /// Every route parsed; a sid given twice keeps its last application.
-    static func parse(_ routes: [String]) throws(ValidationError) -> [String: TestApplication] {
-        var applications: [String: TestApplication] = [:]
+    static func parse(_ routes: [String]) throws(ValidationError) -> [String: Target] {
+        var targets: [String: Target] = [:]
         for route in routes {
-            let (sid, application) = try parse(route)
-            applications[sid] = application
+            let (sid, target) = try parse(route)
+            targets[sid] = target
         }
-        return applications
+        return targets
+    }
+}
+
+/// `serve`'s dial routes: `TO=client:IDENTITY`, `TO=echo` or `TO=record-playback`, from `--route`
+/// or `PREFLIGHT_ROUTES` (comma-separated).
+enum DialRoutes {
+    /// Every route parsed; a `TO` given twice keeps its last target.
+    /// - Throws: `ValidationError` quoting a route that does not follow the rule.
+    static func parse(_ routes: [String]) throws(ValidationError) -> [String: DialTarget] {
+        var table: [String: DialTarget] = [:]
+        for route in routes {
+            let parts = route.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= DialTarget.maximumLength,
+                let target = DialTarget(parts[1])
+            else {
+                throw ValidationError("--route must be TO=client:IDENTITY, TO=echo or TO=record-playback, got \"\(route)\"")
+            }
+            table[parts[0]] = target
+        }
+        return table
     }
 }

@@ -150,7 +150,7 @@ import Testing
         (["serve"], credentials.merging(["PREFLIGHT_MAX_SESSIONS": "0"]) { $1 }, "--max-sessions (PREFLIGHT_MAX_SESSIONS) must be positive, got 0"),
         (
             ["serve"], credentials.merging(["PREFLIGHT_APPLICATIONS": "AP1=jukebox"]) { $1 },
-            "--application must be SID=echo or SID=record-playback, got \"AP1=jukebox\""
+            "--application must be SID=echo, SID=record-playback, SID=dial or SID=dial:answer-on-bridge, got \"AP1=jukebox\""
         ),
         (["serve"], credentials.merging(["PREFLIGHT_ICE_SERVERS": "http://127.0.0.1"]) { $1 }, nil),
         (

@@ -72,8 +72,12 @@ import Testing
             "--turn-credential-lifetime (PREFLIGHT_TURN_CREDENTIAL_LIFETIME) must be positive, got 0"
         ),
         (["serve", "--packet-rate", "0"], "--packet-rate must be positive, got 0.0"),
-        (["serve", "--application", "AP1=jukebox"], "--application must be SID=echo or SID=record-playback, got \"AP1=jukebox\""),
-        (["serve", "--application", "=echo"], "--application must be SID=echo or SID=record-playback, got \"=echo\""),
+        (["serve", "--application", "AP1=jukebox"], "--application must be SID=echo, SID=record-playback, SID=dial or SID=dial:answer-on-bridge, got \"AP1=jukebox\""),
+        (["serve", "--application", "=echo"], "--application must be SID=echo, SID=record-playback, SID=dial or SID=dial:answer-on-bridge, got \"=echo\""),
+        (["serve", "--route", "+15550100=nowhere"], "--route must be TO=client:IDENTITY, TO=echo or TO=record-playback, got \"+15550100=nowhere\""),
+        (["serve", "--route", "+15550100=client:"], "--route must be TO=client:IDENTITY, TO=echo or TO=record-playback, got \"+15550100=client:\""),
+        (["serve", "--ring-timeout", "0"], "--ring-timeout (PREFLIGHT_RING_TIMEOUT) must be 1 to 3600, got 0"),
+        (["serve", "--max-call-duration", "0"], "--max-call-duration (PREFLIGHT_MAX_CALL_DURATION) must be positive, got 0"),
         (["serve", "--app", "AP1=echo", "--application", "AP2=echo"], "--app is the old spelling of --application: give --application only"),
         (["serve", "--ice-server", "turn:127.0.0.1:3478", "--turn-username", "lab"], "--turn-username and --turn-credential go together"),
         (

@@ -87,6 +87,11 @@ extension CallRun {
 
     /// Tears the run down: hangs up a call still open at the edge, stops media, closes ICE.
     func finish() async {
+        if call.role == .callee, !offered, let callSid {
+            // Disconnected before the accept went out: the invite is declined, so it stops
+            // ringing here at once.
+            try? await signaling.send(.reject(callSid: callSid))
+        }
         if let callSid, callOpen {
             await signaling.hangup(callSid: callSid, reason: "disconnected")
         }

@@ -73,6 +73,15 @@ public struct EdgeProcess: Sendable {
         return try await issuer.mint(identity: identity, outgoingApplicationSID: LocalEdge.applicationSID(application))
     }
 
+    /// Mints a token for calls between clients with the process's secret (see
+    /// ``LocalEdge/callToken(issuer:identity:answerOnBridge:incomingAllow:lifetime:)``).
+    public func callToken(identity: String, answerOnBridge: Bool = false, incomingAllow: Bool = true) async throws(PreflightError) -> String {
+        let issuer = try await AccessTokenIssuer(
+            apiKeySID: LocalEdge.apiKeySID, apiKeySecret: secret, accountSID: LocalEdge.accountSID)
+        return try await LocalEdge.callToken(
+            issuer: issuer, identity: identity, answerOnBridge: answerOnBridge, incomingAllow: incomingAllow)
+    }
+
     /// SIGKILL: no goodbye, no closing handshake, as a crash. Waits for the exit.
     public func kill() {
         guard process.isRunning else { return }

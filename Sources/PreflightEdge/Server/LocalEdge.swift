@@ -25,6 +25,31 @@ public struct LocalEdge: Sendable {
         }
     }
 
+    /// The application sid routed to the `dial` application (``DialConfiguration``), with or
+    /// without answerOnBridge (`serve`'s routes when none are given).
+    public static func dialApplicationSID(answerOnBridge: Bool = false) -> String {
+        answerOnBridge ? "AP0000000000000000000000dialbridge" : "AP0000000000000000000000000000dial"
+    }
+
+    /// The `dial` applications of a local edge: one without answerOnBridge, one with.
+    public static var dialApplications: [String: DialConfiguration] {
+        [
+            dialApplicationSID(answerOnBridge: false): DialConfiguration(answerOnBridge: false),
+            dialApplicationSID(answerOnBridge: true): DialConfiguration(answerOnBridge: true),
+        ]
+    }
+
+    /// Mints a token for calls between clients with `issuer`: outgoing calls reach the `dial`
+    /// application, and with `incomingAllow` the identity may register for incoming calls.
+    public static func callToken(
+        issuer: AccessTokenIssuer, identity: String, answerOnBridge: Bool = false, incomingAllow: Bool = true,
+        lifetime: Duration = .seconds(3600)
+    ) async throws(PreflightError) -> String {
+        try await issuer.mint(
+            identity: identity, outgoingApplicationSID: dialApplicationSID(answerOnBridge: answerOnBridge),
+            incomingAllow: incomingAllow, lifetime: lifetime)
+    }
+
     /// The running server.
     public let server: EdgeServer
     /// Where it listens.
@@ -46,13 +71,23 @@ public struct LocalEdge: Sendable {
             identity: identity, outgoingApplicationSID: Self.applicationSID(application), lifetime: lifetime)
     }
 
-    /// The configuration of a local edge: loopback, ephemeral ports, a fresh random secret and
-    /// both applications. Adjust limits on the value before passing it to ``withRunning(configuration:logger:_:)``.
+    /// Mints a token for calls between clients (see ``callToken(issuer:identity:answerOnBridge:incomingAllow:lifetime:)``).
+    public func callToken(
+        identity: String, answerOnBridge: Bool = false, incomingAllow: Bool = true
+    ) async throws(PreflightError) -> String {
+        try await Self.callToken(issuer: issuer, identity: identity, answerOnBridge: answerOnBridge, incomingAllow: incomingAllow)
+    }
+
+    /// The configuration of a local edge: loopback, ephemeral ports, a fresh random secret, both
+    /// test applications and the two `dial` applications. Adjust limits on the value before passing it to ``withRunning(configuration:logger:_:)``.
     public static func configuration(secret: String = randomSecret()) -> EdgeConfiguration {
-        EdgeConfiguration(
+        var configuration = EdgeConfiguration(
             host: "127.0.0.1", edgeName: "local", apiKeys: [apiKeySID: secret], accounts: [apiKeySID: accountSID],
             applications: Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (applicationSID($0), $0) }),
             applicationAccounts: Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (applicationSID($0), accountSID) }))
+        configuration.dialApplications = dialApplications
+        for sid in dialApplications.keys { configuration.applicationAccounts[sid] = accountSID }
+        return configuration
     }
 
     /// A random 48-character secret.

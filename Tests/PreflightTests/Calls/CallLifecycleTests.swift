@@ -1,0 +1,290 @@
+import Foundation
+import Preflight
+import PreflightEdge
+import Testing
+
+/// Every row of the caller and callee tables of "Twilio Voice SDK: TVOCall", end to end: two SDK
+/// parties through a real `preflight serve` process, each row's callbacks and state transitions
+/// exactly as the table lists them.
+@Suite(.serialized) struct CallLifecycleTests {
+    static let connected: [CallState] = [.connecting, .ringing, .connected, .disconnected]
+    static let connectedCallbacks = ["callDidStartRinging", "callDidConnect", "didDisconnectWithError"]
+
+    // MARK: Caller table
+
+    @Test func callerDisconnectsBeforeRinging() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let recorder = CallbackRecorder()
+            let call = try await harness.connect(to: "client:bob", answerOnBridge: true, delegate: recorder)
+            call.disconnect()
+            #expect(await call.ended() == nil)
+            await recorder.wait(for: 1)
+            #expect(recorder.callbacks == ["didDisconnectWithError"])
+            #expect(call.states == [.connecting, .disconnected])
+            #expect(call.sid == nil)
+            // The edge never rang bob, or stopped at once: no invite stays ringing.
+            if let invite = await next(invites, within: .seconds(2))?.invite {
+                #expect(await next(invites, within: .seconds(3))?.cancelled?.0.callSid == invite.callSid)
+            }
+            await bob.unregister()
+        }
+    }
+
+    @Test func callerDisconnectsWhileRinging() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let recorder = CallbackRecorder()
+            let call = try await harness.connect(to: "client:bob", answerOnBridge: true, delegate: recorder)
+            let invite = try #require(await next(invites)?.invite)
+            #expect(await call.wait(for: .ringing))
+            #expect(call.sid == invite.callSid)
+            #expect(invite.from == "client:alice")
+            #expect(invite.to == "client:bob")
+            call.disconnect()
+            await recorder.wait(for: 2)
+            #expect(recorder.callbacks == ["callDidStartRinging", "didDisconnectWithError"])
+            #expect(recorder.finalError == nil)
+            #expect(call.states == [.connecting, .ringing, .disconnected])
+            let (cancelled, _) = try #require(await next(invites)?.cancelled)
+            #expect(cancelled.callSid == invite.callSid)
+            await bob.unregister()
+        }
+    }
+
+    @Test(arguments: [
+        ("client:nobody", PreflightError.Code.calleeUnavailable),
+        ("+15550100", PreflightError.Code.calleeNotFound),
+    ])
+    func callFailsBeforeRinging(to: String, code: PreflightError.Code) async throws {
+        try await CallHarness.withEdge { harness in
+            let recorder = CallbackRecorder()
+            let call = try await harness.connect(to: to, delegate: recorder)
+            let error = await call.ended()
+            await recorder.wait(for: 1)
+            #expect(error?.code == code, "\(String(describing: error))")
+            #expect(recorder.callbacks == ["didFailToConnectWithError"])
+            #expect(call.states == [.connecting, .disconnected])
+        }
+    }
+
+    @Test func callToABusyCalleeFailsBeforeRinging() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let first = try await harness.connect(from: "carol", to: "client:bob")
+            let invite = try #require(await next(invites)?.invite)
+            let answered = invite.accept()
+            #expect(await answered.wait(for: .connected))
+            let recorder = CallbackRecorder()
+            let second = try await harness.connect(to: "client:bob", delegate: recorder)
+            #expect(await second.ended()?.code == .calleeBusy)
+            await recorder.wait(for: 1)
+            #expect(recorder.callbacks == ["didFailToConnectWithError"])
+            #expect(second.states == [.connecting, .disconnected])
+            first.disconnect()
+            #expect(await answered.ended() == nil)
+            await bob.unregister()
+        }
+    }
+
+    @Test func callFailsAfterRingingWhenTheCalleeRejects() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let recorder = CallbackRecorder()
+            let call = try await harness.connect(to: "client:bob", answerOnBridge: true, delegate: recorder)
+            let invite = try #require(await next(invites)?.invite)
+            #expect(await call.wait(for: .ringing))
+            invite.reject()
+            #expect(await call.ended()?.code == .callRejected)
+            await recorder.wait(for: 2)
+            #expect(recorder.callbacks == ["callDidStartRinging", "didFailToConnectWithError"])
+            #expect(call.states == [.connecting, .ringing, .disconnected])
+            await bob.unregister()
+        }
+    }
+
+    @Test func callFailsAfterRingingWhenNobodyAnswers() async throws {
+        try await CallHarness.withEdge(["--ring-timeout", "1"]) { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let recorder = CallbackRecorder()
+            let call = try await harness.connect(to: "client:bob", answerOnBridge: true, delegate: recorder)
+            let invite = try #require(await next(invites)?.invite)
+            #expect(await call.ended()?.code == .calleeUnavailable)
+            await recorder.wait(for: 2)
+            #expect(recorder.callbacks == ["callDidStartRinging", "didFailToConnectWithError"])
+            #expect(call.states == [.connecting, .ringing, .disconnected])
+            let (cancelled, error) = try #require(await next(invites)?.cancelled)
+            #expect(cancelled.callSid == invite.callSid)
+            #expect(error.code == .calleeUnavailable)
+            await bob.unregister()
+        }
+    }
+
+    // MARK: Connected, then ended
+
+    @Test(arguments: [false, true])
+    func callerHangsUp(answerOnBridge: Bool) async throws {
+        try await connectedCall(answerOnBridge: answerOnBridge) { caller, callee in
+            caller.disconnect()
+            return (caller, callee)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func calleeHangsUp(answerOnBridge: Bool) async throws {
+        try await connectedCall(answerOnBridge: answerOnBridge) { caller, callee in
+            callee.disconnect()
+            return (callee, caller)
+        }
+    }
+
+    /// Places a call from alice to bob, has bob accept, checks both reach connected, lets `end`
+    /// end it, and checks both parties' callbacks and states (a normal hangup: no error).
+    func connectedCall(
+        answerOnBridge: Bool, _ end: @Sendable (Call, Call) async -> (ender: Call, other: Call)
+    ) async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let callerRecorder = CallbackRecorder()
+            let calleeRecorder = CallbackRecorder()
+            let caller = try await harness.connect(to: "client:bob", answerOnBridge: answerOnBridge, delegate: callerRecorder)
+            let invite = try #require(await next(invites)?.invite)
+            let callee = invite.accept(delegate: calleeRecorder)
+            #expect(await caller.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+            #expect(caller.sid == callee.sid)
+            // Media flows both ways through the bridge.
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect((caller.latestSample?.packetsReceived ?? 0) > 20)
+            #expect((callee.latestSample?.packetsReceived ?? 0) > 20)
+            let (ender, other) = await end(caller, callee)
+            #expect(await ender.ended() == nil)
+            #expect(await other.ended() == nil)
+            await callerRecorder.wait(for: 3)
+            await calleeRecorder.wait(for: 3)
+            #expect(callerRecorder.callbacks == Self.connectedCallbacks)
+            #expect(calleeRecorder.callbacks == Self.connectedCallbacks)
+            #expect(caller.states == Self.connected)
+            #expect(callee.states == Self.connected)
+            await bob.unregister()
+        }
+    }
+
+    // MARK: Callee table
+
+    @Test func calleeDisconnectsBeforeConnected() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let caller = try await harness.connect(to: "client:bob", answerOnBridge: true)
+            let invite = try #require(await next(invites)?.invite)
+            let recorder = CallbackRecorder()
+            let callee = invite.accept(delegate: recorder)
+            callee.disconnect()
+            #expect(await callee.ended() == nil)
+            await recorder.wait(for: 1)
+            #expect(recorder.callbacks == ["didDisconnectWithError"])
+            #expect(callee.states == [.connecting, .disconnected])
+            // Its only device gave up: the caller's call fails.
+            #expect(await caller.ended() != nil)
+            await bob.unregister()
+        }
+    }
+
+    @Test func calleeFailsToConnect() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let caller = try await harness.connect(to: "client:bob", answerOnBridge: true)
+            let invite = try #require(await next(invites)?.invite)
+            let recorder = CallbackRecorder()
+            // Relay candidates only, and no TURN server: nothing to connect media with.
+            let callee = invite.accept(
+                options: AcceptOptions(callOptions: CallOptions(iceTransportPolicy: .relay, gatheringTimeout: .milliseconds(500))),
+                delegate: recorder)
+            let error = await callee.ended()
+            #expect(error?.code == .mediaConnectionFailed, "\(String(describing: error))")
+            await recorder.wait(for: 1)
+            #expect(recorder.callbacks == ["didFailToConnectWithError"])
+            #expect(callee.states == [.connecting, .disconnected])
+            caller.disconnect()
+            await bob.unregister()
+        }
+    }
+
+    @Test func devicesRingTogetherAndTheFirstAcceptWins() async throws {
+        try await CallHarness.withEdge { harness in
+            let phone = try await harness.register("bob")
+            let laptop = try await harness.register("bob")
+            let phoneEvents = phone.events()
+            let laptopEvents = laptop.events()
+            let caller = try await harness.connect(to: "client:bob", params: ["Topic": "lunch"])
+            let onPhone = try #require(await next(phoneEvents)?.invite)
+            let onLaptop = try #require(await next(laptopEvents)?.invite)
+            #expect(onPhone.callSid == onLaptop.callSid)
+            #expect(onPhone.customParameters == ["Topic": "lunch"])
+            let callee = onLaptop.accept()
+            #expect(await callee.wait(for: .connected))
+            let (cancelled, _) = try #require(await next(phoneEvents)?.cancelled)
+            #expect(cancelled.callSid == onPhone.callSid)
+            // Too late on the phone: that call fails to connect, the laptop's goes on.
+            let late = onPhone.accept()
+            #expect(await late.ended() != nil)
+            #expect(late.states == [.connecting, .disconnected])
+            #expect(callee.state == .connected)
+            caller.disconnect()
+            #expect(await callee.ended() == nil)
+            await phone.unregister()
+            await laptop.unregister()
+        }
+    }
+}
+
+/// The dial application's routing: the route table, and a `To` that names a test application.
+@Suite(.serialized) struct CallRoutingTests {
+    @Test func aNumberOfTheRouteTableRingsItsClient() async throws {
+        try await CallHarness.withEdge(["--route", "+15550100=client:bob"]) { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let caller = try await harness.connect(to: "+15550100")
+            let invite = try #require(await next(invites)?.invite)
+            #expect(invite.to == "+15550100")
+            #expect(invite.from == "client:alice")
+            invite.reject()
+            #expect(await caller.ended() != nil)
+            await bob.unregister()
+        }
+    }
+
+    @Test func aCallToTheEchoConnectsAndHearsItself() async throws {
+        try await CallHarness.withEdge { harness in
+            let recorder = CallbackRecorder()
+            let call = try await harness.connect(to: "echo", delegate: recorder)
+            #expect(await call.wait(for: .connected))
+            try await Task.sleep(for: .milliseconds(1500))
+            let sample = try #require(call.latestSample)
+            #expect(sample.packetsReceived > 20)
+            #expect(sample.audioOutputLevel > 1000)
+            call.disconnect()
+            #expect(await call.ended() == nil)
+            await recorder.wait(for: 3)
+            #expect(recorder.callbacks == CallLifecycleTests.connectedCallbacks)
+        }
+    }
+
+    @Test func registeringNeedsTheIncomingGrant() async throws {
+        try await CallHarness.withEdge { harness in
+            let token = try await harness.edge.callToken(identity: "bob", incomingAllow: false)
+            let error = await #expect(throws: PreflightError.self) {
+                _ = try await Voice.register(options: RegistrationOptions(accessToken: token, edgeURL: harness.edge.signalingURL))
+            }
+            #expect(error?.code == .invalidAccessTokenGrants)
+        }
+    }
+}
