@@ -31,6 +31,9 @@ public final class Call: Sendable {
         var terminal: CallEvent?
         var inputs: AsyncStream<CallRun.Input>.Continuation?
         var task: Task<Void, Never>?
+        /// Posts Insights events of this call once its run is over (a new signaling session for
+        /// a caller, the registration's for a callee).
+        var poster: (@Sendable (_ callSid: String, _ events: [InsightsEvent]) async -> Void)?
     }
 
     init(role: CallRole, from: String?, to: String?, sid: String?, logger: Logger) {
@@ -80,6 +83,22 @@ public final class Call: Sendable {
     /// audio is not played. Takes effect only while the call is ``CallState/connected``.
     public func setOnHold(_ onHold: Bool) {
         storage.withLock { $0.inputs }?.yield(.user(.hold(onHold)))
+    }
+
+    /// Posts the user's feedback on this call to the edge, as the Insights event `feedback`
+    /// `received` (or `received-none` when neither a score nor an issue is given). Works during
+    /// the call and after it ended; a call the edge never named (no ``sid``) has nowhere to post.
+    public func postFeedback(score: CallFeedbackScore = .notReported, issue: CallFeedbackIssue = .notReported) async {
+        let none = score == .notReported && issue == .notReported
+        let event = InsightsEvent(
+            .feedback, none ? "received-none" : "received", timestamp: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)),
+            payload: ["score": "\(score.rawValue)", "issue": issue.rawValue])
+        let (live, sid, poster) = storage.withLock { state in
+            (state.terminal == nil ? state.inputs : nil, state.sid, state.poster)
+        }
+        if let live, case .enqueued = live.yield(.user(.feedback(event))) { return }
+        guard let sid, let poster else { return }
+        await poster(sid, [event])
     }
 
     // MARK: Events

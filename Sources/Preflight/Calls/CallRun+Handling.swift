@@ -28,12 +28,16 @@ extension CallRun {
             await fail(error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed"))
         case .sampleTick:
             takeSample()
+            await flushInsights()
         case .user(.disconnect):
             await disconnect(group: &group)
         case .user(.mute(let muted)):
-            if !call.apply(.mute(muted)).isIgnored { audio.silent.store(call.isMuted || call.isOnHold, ordering: .relaxed) }
+            if !feed(.mute(muted)).isIgnored { audio.silent.store(call.isMuted || call.isOnHold, ordering: .relaxed) }
+        case .user(.feedback(let event)):
+            insights.append(event)
+            await flushInsights()
         case .user(.hold(let onHold)):
-            if !call.apply(.hold(onHold)).isIgnored { audio.silent.store(call.isMuted || call.isOnHold, ordering: .relaxed) }
+            if !feed(.hold(onHold)).isIgnored { audio.silent.store(call.isMuted || call.isOnHold, ordering: .relaxed) }
         case .hangupDeadline:
             hangupPending = false
         }
@@ -46,6 +50,8 @@ extension CallRun {
             guard !call.isDisconnected else { return }
             let local = ice.withAgent { $0.localParameters }
             let parameters = ICEParameters(ufrag: local.ufrag, pwd: local.pwd, candidates: candidates)
+            note(candidates: candidates, remote: false)
+            note(.signalingState, "have-local-offer")
             do throws(PreflightError) {
                 if call.role == .caller {
                     try await signaling.send(.invite(.init(ice: parameters, codecs: options.preferredAudioCodecs, params: params)))
@@ -57,10 +63,11 @@ extension CallRun {
             } catch {
                 await fail(error)
             }
-        case .connected:
+        case .connected(let pair, _):
+            note(selected: pair)
             // The caller connects when the edge answered and media flows; the callee, whose
             // table has no ringing before it, rings and connects at once.
-            let transition = call.apply(call.role == .caller ? .answered : .ringing)
+            let transition = feed(call.role == .caller ? .answered : .ringing)
             if transition.stateChanges.contains(.connected) { startMedia(group: &group) }
         case .disconnected(let error, _):
             interrupt(.media, error)
@@ -68,7 +75,11 @@ extension CallRun {
             recover(.media)
         case .failed(let error):
             await fail(error)
-        case .timeline, .pairChanged, .serverFailed, .channelBindRefused:
+        case .timeline(let entry):
+            note(entry)
+        case .pairChanged(let pair, _):
+            note(selected: pair)
+        case .serverFailed, .channelBindRefused:
             break
         }
     }
@@ -78,11 +89,15 @@ extension CallRun {
         switch message {
         case .ringing(let sid):
             named(sid)
-            if call.role == .caller { call.apply(.ringing) }
+            if call.role == .caller { feed(.ringing) }
+            await flushInsights()
             await hangUpIfPending()
         case .answer(let answer):
             named(answer.callSid)
             callOpen = true
+            note(candidates: answer.ice.candidates, remote: true)
+            note(.signalingState, "stable")
+            await flushInsights()
             if await hangUpIfPending() { return }
             do throws(PreflightError) {
                 try ice.connect(remote: answer.ice)
@@ -94,16 +109,16 @@ extension CallRun {
             callOpen = false
             hangupPending = false
             if let code = hangup.code {
-                call.apply(.failed(PreflightError(
+                feed(.failed(PreflightError(
                     code: PreflightError.Code(code), message: "call: the edge hung up: \(hangup.reason ?? "no reason given")")))
             } else {
-                call.apply(.remoteHangup)
+                feed(.remoteHangup)
             }
         case .error(let info):
             guard info.callSid == nil || info.callSid == callSid else { return }
             callOpen = false
             hangupPending = false
-            call.apply(.failed(info.preflightError))
+            feed(.failed(info.preflightError))
         default:
             break
         }
@@ -119,7 +134,7 @@ extension CallRun {
     /// `disconnect()`: the call ends at once for the app; the edge is told as soon as it named
     /// the call (an invite in flight has no sid yet: the hangup waits for it, at most 2 s).
     mutating func disconnect(group: inout TaskGroup<Void>) async {
-        guard !call.apply(.localDisconnect).isIgnored else { return }
+        guard !feed(.localDisconnect).isIgnored else { return }
         if callSid == nil, offered, call.role == .caller {
             hangupPending = true
             after(.seconds(2), .hangupDeadline, in: &group)
@@ -138,7 +153,7 @@ extension CallRun {
 
     /// A fatal error: before connected a failure to connect, after it a disconnect with it.
     mutating func fail(_ error: PreflightError) async {
-        guard !call.apply(.failed(error)).isIgnored else { return }
+        guard !feed(.failed(error)).isIgnored else { return }
         if let callSid, callOpen {
             callOpen = false
             try? await signaling.send(.hangup(.init(callSid: callSid, reason: error.message, code: error.code.rawValue)))
@@ -151,12 +166,12 @@ extension CallRun {
         let wasWhole = interrupted.isEmpty
         guard call.state == .connected || call.state == .reconnecting else { return }
         interrupted.insert(part)
-        if wasWhole { call.apply(.connectionInterrupted(error)) }
+        if wasWhole { feed(.connectionInterrupted(error)) }
     }
 
     mutating func recover(_ part: Interruption) {
         guard interrupted.remove(part) != nil, interrupted.isEmpty else { return }
-        call.apply(.reconnected)
+        feed(.reconnected)
     }
 
     // MARK: Media
@@ -180,6 +195,7 @@ extension CallRun {
         let sample = media.takeSample(at: now, codec: "PCMU")
         call.emit(.sample(sample))
         let update = warnings.ingest(sample, muted: call.isMuted, onHold: call.isOnHold)
+        note(update)
         if update.didChange { call.emit(.qualityWarnings(current: update.current, previous: update.previous)) }
         if media.isSending { media.sendReport(at: now) }
     }

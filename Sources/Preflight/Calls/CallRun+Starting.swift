@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 import PreflightModel
 internal import PreflightCore
@@ -21,11 +22,25 @@ extension CallRun {
             inputs.finish()
             return
         }
-        let signaling = SignalingClient(
-            configuration: SignalingClientConfiguration(
-                url: options.edgeURL, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
-                timeout: options.signalingTimeout, resumesSession: true, resumeTimeout: options.signalingResumeTimeout),
-            logger: call.logger)
+        let configuration = SignalingClientConfiguration(
+            url: options.edgeURL, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
+            timeout: options.signalingTimeout, resumesSession: true, resumeTimeout: options.signalingResumeTimeout)
+        let signaling = SignalingClient(configuration: configuration, logger: call.logger)
+        let logger = call.logger
+        call.storage.withLock { state in
+            state.poster = { callSid, events in
+                // The call's own session is gone: a short one of its own, with the same token.
+                let client = SignalingClient(configuration: configuration, logger: logger)
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await client.run() }
+                    if (try? await client.connect()) != nil {
+                        try? await client.send(.insights(.init(callSid: callSid, events: events)))
+                    }
+                    await client.close()
+                    group.cancelAll()
+                }
+            }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await signaling.run() }
             group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
@@ -69,6 +84,10 @@ extension CallRun {
             return
         }
         registration.route(callSid: invite.callSid, to: inputs)
+        let signaling = registration.signaling
+        call.storage.withLock { state in
+            state.poster = { callSid, events in try? await signaling.send(.insights(.init(callSid: callSid, events: events))) }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await ice.run() }
             var run = CallRun(

@@ -33,6 +33,7 @@ struct CallRun {
 
     enum UserAction: Sendable {
         case disconnect
+        case feedback(InsightsEvent)
         case mute(Bool)
         case hold(Bool)
     }
@@ -52,6 +53,8 @@ struct CallRun {
     var hangupPending = false
     var interrupted: Set<Interruption> = []
     var warnings = WarningsEngine()
+    /// Insights events not yet sent.
+    var insights: [InsightsEvent] = []
 
     /// Whether the run is over: the call ended and nothing is left to tell the edge.
     var isOver: Bool { call.isDisconnected && !hangupPending }
@@ -86,7 +89,9 @@ extension CallRun {
     }
 
     /// Tears the run down: hangs up a call still open at the edge, stops media, closes ICE.
-    func finish() async {
+    mutating func finish() async {
+        note(.signalingState, "closed")
+        await flushInsights()
         if call.role == .callee, !offered, let callSid {
             // Disconnected before the accept went out: the invite is declined, so it stops
             // ringing here at once.

@@ -55,6 +55,25 @@ extension SignalingMessage {
 }
 
 extension SignalingMessage {
+    /// The body of `insights`.
+    public struct Insights: Sendable, Hashable, Codable {
+        /// The call the events belong to.
+        public var callSid: String
+        /// The events, in the order they happened.
+        public var events: [InsightsEvent]
+
+        /// The most events one message carries.
+        public static let maximumEvents = 100
+
+        /// Creates the body.
+        public init(callSid: String, events: [InsightsEvent]) {
+            self.callSid = callSid
+            self.events = events
+        }
+    }
+}
+
+extension SignalingMessage {
     /// The call the message concerns, when it names one.
     public var callSid: String? {
         switch self {
@@ -65,6 +84,7 @@ extension SignalingMessage {
         case .incoming(let body): body.callSid
         case .cancel(let body): body.callSid
         case .accept(let body): body.callSid
+        case .insights(let body): body.callSid
         case .resumed(let body): body.callSid
         case .hello, .welcome, .resume, .invite, .register, .registered: nil
         }

@@ -29,6 +29,7 @@ extension SignalingMessage: Codable {
         case "registered":
             self = .registered(identity: try decoder.container(keyedBy: RegisteredKeys.self).decode(String.self, forKey: .identity))
         case "incoming": self = .incoming(try Incoming(from: decoder))
+        case "insights": self = .insights(try Insights(from: decoder))
         case "cancel": self = .cancel(try Cancel(from: decoder))
         case "accept": self = .accept(try Accept(from: decoder))
         case "reject":
@@ -63,6 +64,7 @@ extension SignalingMessage: Codable {
             var body = encoder.container(keyedBy: RegisteredKeys.self)
             try body.encode(identity, forKey: .identity)
         case .incoming(let body): try body.encode(to: encoder)
+        case .insights(let body): try body.encode(to: encoder)
         case .cancel(let body): try body.encode(to: encoder)
         case .accept(let body): try body.encode(to: encoder)
         case .reject(let callSid):

@@ -2,7 +2,7 @@
 /// `type` field naming the case. The protocol is documented in `docs/protocol.md`.
 ///
 /// Client to edge: ``hello(token:client:)``, ``resume(_:)``, ``invite(_:)``, ``register``,
-/// ``accept(_:)``, ``reject(callSid:)``, ``hangup(_:)``.
+/// ``accept(_:)``, ``reject(callSid:)``, ``insights(_:)``, ``hangup(_:)``.
 /// Edge to client: ``welcome(_:)``, ``resumed(_:)``, ``registered(identity:)``, ``incoming(_:)``,
 /// ``cancel(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``hangup(_:)``, ``error(_:)``.
 public enum SignalingMessage: Sendable, Hashable {
@@ -37,6 +37,8 @@ public enum SignalingMessage: Sendable, Hashable {
     case accept(Accept)
     /// Decline an incoming call on this device.
     case reject(callSid: String)
+    /// Events of a call for Insights (at most ``Insights/maximumEvents`` a message).
+    case insights(Insights)
     /// The edge refuses a message or ends a session: a numeric code and a message.
     case error(ErrorInfo)
 
@@ -57,6 +59,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .cancel: "cancel"
         case .accept: "accept"
         case .reject: "reject"
+        case .insights: "insights"
         case .error: "error"
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import PreflightCore
 import Synchronization
 
 extension EdgeServer {
@@ -20,7 +21,53 @@ extension EdgeServer {
             }
             return Self.json(statusJSON())
         }
+        router.get("v1/calls/:sid/events") { [self] request, context -> Response in
+            guard StatusAuthorization.isAuthorized(request.headers[.authorization], apiKeys: configuration.apiKeys),
+                let (sid, _) = StatusAuthorization.credentials(request.headers[.authorization]),
+                let account = configuration.accounts[sid]
+            else {
+                return Response(
+                    status: .unauthorized,
+                    headers: [.wwwAuthenticate: StatusAuthorization.challenge, .contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"status":"unauthorized"}"#)))
+            }
+            let callSid = context.parameters.get("sid") ?? ""
+            guard let (entries, dropped) = callEvents.events(callSid: callSid, account: account) else {
+                return Response(
+                    status: .notFound, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"status":"not found"}"#)))
+            }
+            return Self.json(Self.eventsJSON(callSid: callSid, entries: entries, dropped: dropped))
+        }
         return router
+    }
+
+    /// `{"callSid": …, "events": [{"party", "group", "name", "timestamp", "payload", "receivedAt"}…], "dropped": n}`.
+    static func eventsJSON(callSid: String, entries: [CallEventLog.Entry], dropped: Int) -> String {
+        struct Body: Encodable {
+            struct Event: Encodable {
+                var party: String
+                var group: String
+                var name: String
+                var timestamp: Int64
+                var payload: [String: String]
+                var receivedAt: Int64
+            }
+            var callSid: String
+            var events: [Event]
+            var dropped: Int
+        }
+        let body = Body(
+            callSid: callSid,
+            events: entries.map {
+                .init(party: $0.party, group: $0.event.group, name: $0.event.name, timestamp: $0.event.timestamp,
+                      payload: $0.event.payload, receivedAt: $0.receivedAt)
+            },
+            dropped: dropped)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(body) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The counters `GET /status` answers with: sessions, media and the HTTP listener's limits.
@@ -37,7 +84,7 @@ extension EdgeServer {
             """
     }
 
-    private static func json(_ body: String) -> Response {
+    static func json(_ body: String) -> Response {
         Response(
             status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(string: body)))

@@ -51,6 +51,8 @@ public final class EdgeServer: Sendable {
     let resumptions = SessionResumptions()
     /// The registrar and the calls between clients.
     let calls: CallRouter
+    /// The Insights events of recent calls.
+    let callEvents = CallEventLog()
 
     /// Signaling sessions admitted now (a valid `hello` and not ended).
     public var sessionCount: Int { admissions.withLock { $0.total } }

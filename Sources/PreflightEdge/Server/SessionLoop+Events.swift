@@ -46,6 +46,8 @@ extension SessionLoop {
         case (.message(.reject(let callSid)), _) where party != nil:
             if offered.remove(callSid) != nil { edge.calls.reject(callSid: callSid, by: sessionId) }
             return .proceed
+        case (.message(.insights(let insights)), _) where phase.claims != nil:
+            return await record(insights)
         case (.applicationFinished(let reason, let code), .inCall(let call)):
             await send(.hangup(.init(callSid: call.callSid, reason: reason, code: code?.rawValue)))
             return .end

@@ -80,6 +80,7 @@ extension SessionLoop {
                     code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) is not served by this edge")
             }
             let (callSid, ufrag) = try await session.answer(invite, application: application, claims: claims, send: { await send($0) })
+            openLog(callSid: callSid, claims: claims, role: .caller)
             enter(.inCall(.init(
                 callSid: callSid, ufrag: ufrag, application: application, role: .caller, answered: true,
                 remoteUfrag: invite.ice.ufrag, codec: "PCMU", claims: claims)), timers: &timers)
@@ -111,6 +112,7 @@ extension SessionLoop {
         var params = invite.params
         params.removeValue(forKey: "To")
         try edge.calls.dial(callSid: callSid, from: party, identity: identity, to: to, params: params)
+        openLog(callSid: callSid, claims: claims, role: .caller)
         await send(.ringing(callSid: callSid))
         var call = SignalingSession.ActiveCall(
             callSid: callSid, application: nil, role: .caller, remoteUfrag: invite.ice.ufrag, codec: codec, claims: claims)
@@ -149,6 +151,7 @@ extension SessionLoop {
                 code: PreflightError.Code.generalCallError.rawValue)))
             return .proceed
         }
+        openLog(callSid: accept.callSid, claims: claims, role: .callee)
         let (ufrag, ice) = openMedia(remoteUfrag: accept.ice.ufrag, application: nil)
         await send(.answer(.init(callSid: accept.callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial")))
         edge.calls.attachMedia(callSid: accept.callSid, sessionId: sessionId, ufrag: ufrag)
@@ -157,6 +160,34 @@ extension SessionLoop {
             remoteUfrag: accept.ice.ufrag, codec: codec, claims: claims)), timers: &timers)
         logger.info("call answered", metadata: ["callSid": "\(accept.callSid)"])
         return .proceed
+    }
+
+    /// `insights`: a party's events of a call, kept for `GET /v1/calls/{sid}/events`. Events of a
+    /// call this identity was no party of, or beyond the limits of one message, are refused (70002).
+    func record(_ insights: SignalingMessage.Insights) async -> SignalingSession.Disposition {
+        guard let claims = phase.claims else { return .end }
+        guard insights.events.count <= SignalingMessage.Insights.maximumEvents, insights.events.allSatisfy(\.isWithinLimits) else {
+            await fail(PreflightError(
+                code: .malformed,
+                message: "insights: at most \(SignalingMessage.Insights.maximumEvents) events a message, names up to \(InsightsEvent.maximumNameLength) bytes, \(InsightsEvent.maximumPayloadFields) payload fields of \(InsightsEvent.maximumValueLength) bytes"),
+                callSid: insights.callSid)
+            return .end
+        }
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        guard edge.callEvents.append(
+            insights.events, callSid: insights.callSid, account: claims.sub, identity: claims.grants.identity ?? "", at: now)
+        else {
+            await fail(PreflightError(
+                code: .malformed, message: "insights: \(UntrustedText.quoted(insights.callSid)) is not a call of this identity"),
+                callSid: insights.callSid)
+            return .end
+        }
+        return .proceed
+    }
+
+    /// Starts the Insights log of a call this session takes part in.
+    func openLog(callSid: String, claims: AccessTokenClaims, role: CallRole) {
+        edge.callEvents.open(callSid: callSid, account: claims.sub, identity: claims.grants.identity ?? "", role: role)
     }
 
     /// Opens a media session for the client's ICE ufrag: a test application's, or a bridge leg.

@@ -1,0 +1,85 @@
+import PreflightCore
+import Synchronization
+
+/// The Insights events of the edge's recent calls, as their parties posted them, for
+/// `GET /v1/calls/{sid}/events` (docs/protocol.md). In memory and bounded: at most
+/// ``maximumCalls`` calls (the oldest is forgotten first) and ``maximumEventsPerCall`` events a
+/// call (later ones are dropped and counted). Only a party of a call may post to it, and only an
+/// API key of the call's account may read it.
+final class CallEventLog: Sendable {
+    /// One stored event: who posted it and when it arrived.
+    struct Entry: Sendable, Codable, Equatable {
+        /// `caller` or `callee`.
+        var party: String
+        var event: InsightsEvent
+        /// When the edge received it: milliseconds since the Unix epoch.
+        var receivedAt: Int64
+    }
+
+    private struct Call {
+        let account: String
+        /// Identity → its role.
+        var parties: [String: CallRole]
+        var entries: [Entry] = []
+        var dropped = 0
+    }
+
+    private struct State {
+        var calls: [String: Call] = [:]
+        var order: [String] = []
+        var droppedEvents = 0
+    }
+
+    /// Calls remembered at once.
+    static let maximumCalls = 10_000
+    /// Events kept per call.
+    static let maximumEventsPerCall = 2_000
+
+    private let state = Mutex(State())
+
+    /// Events dropped because their call was full.
+    var droppedEvents: Int { state.withLock { $0.droppedEvents } }
+
+    /// Starts (or joins) a call's log: `identity` of `account` may post to it as `role`.
+    func open(callSid: String, account: String, identity: String, role: CallRole) {
+        state.withLock { state in
+            if state.calls[callSid] == nil {
+                state.calls[callSid] = Call(account: account, parties: [:])
+                state.order.append(callSid)
+                if state.order.count > Self.maximumCalls {
+                    let oldest = state.order.removeFirst()
+                    state.calls.removeValue(forKey: oldest)
+                }
+            }
+            guard var call = state.calls[callSid], call.account == account else { return }
+            if call.parties[identity] == nil { call.parties[identity] = role }
+            state.calls[callSid] = call
+        }
+    }
+
+    /// Stores events a party posted.
+    /// - Returns: `false` when the call is unknown here or `identity` of `account` is not one of its parties.
+    func append(_ events: [InsightsEvent], callSid: String, account: String, identity: String, at now: Int64) -> Bool {
+        state.withLock { state in
+            guard var call = state.calls[callSid], call.account == account, let role = call.parties[identity] else { return false }
+            for event in events {
+                guard call.entries.count < Self.maximumEventsPerCall else {
+                    call.dropped += 1
+                    state.droppedEvents += 1
+                    continue
+                }
+                call.entries.append(Entry(party: role.rawValue, event: event, receivedAt: now))
+            }
+            state.calls[callSid] = call
+            return true
+        }
+    }
+
+    /// A call's events for an API key of `account`; `nil` when the call is unknown or another account's.
+    func events(callSid: String, account: String) -> (entries: [Entry], dropped: Int)? {
+        state.withLock { state in
+            guard let call = state.calls[callSid], call.account == account else { return nil }
+            return (call.entries, call.dropped)
+        }
+    }
+}

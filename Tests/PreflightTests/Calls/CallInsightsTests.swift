@@ -1,0 +1,102 @@
+import Foundation
+import Preflight
+import PreflightEdge
+import Testing
+
+/// The Insights events of a call reach the edge, which serves them to the account's API key.
+@Suite(.serialized) struct CallInsightsTests {
+    struct EventsBody: Decodable {
+        struct Event: Decodable {
+            var party: String
+            var group: String
+            var name: String
+            var timestamp: Int64
+            var payload: [String: String]
+        }
+        var callSid: String
+        var events: [Event]
+    }
+
+    /// `GET /v1/calls/{sid}/events` with the edge's API key, parsed.
+    static func events(_ harness: CallHarness, callSid: String, authorized: Bool = true) async throws -> (status: String, body: EventsBody?) {
+        let port = try #require(URL(string: harness.edge.signalingURL)?.port)
+        let credentials = Data("\(LocalEdge.apiKeySID):\(harness.edge.secret)".utf8).base64EncodedString()
+        let reply = try await RawHTTP.get(
+            port: port, path: "/v1/calls/\(callSid)/events", headers: authorized ? ["Authorization: Basic \(credentials)"] : [])
+        let status = String(reply.text.split(separator: "\r\n").first ?? "")
+        guard let range = reply.text.range(of: "\r\n\r\n") else { return (status, nil) }
+        let body = try? JSONDecoder().decode(EventsBody.self, from: Data(reply.text[range.upperBound...].utf8))
+        return (status, body)
+    }
+
+    @Test func everyGroupOfACallReachesTheEdge() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let caller = try await harness.connect(to: "client:bob")
+            let invite = try #require(await next(invites)?.invite)
+            let callee = invite.accept()
+            #expect(await caller.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+            caller.setMuted(true)
+            caller.setMuted(false)
+            caller.setOnHold(true)
+            caller.setOnHold(false)
+            try await Task.sleep(for: .milliseconds(1200))
+            caller.disconnect()
+            #expect(await caller.ended() == nil)
+            #expect(await callee.ended() == nil)
+            await caller.postFeedback(score: .four, issue: .echo)
+            await callee.postFeedback()
+            let callSid = try #require(caller.sid)
+            // The events arrive over signaling: wait until both parties' last ones are there.
+            var body: EventsBody?
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                body = try await Self.events(harness, callSid: callSid).body
+                if body?.events.filter({ $0.group == "feedback" }).count == 2 { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let events = try #require(body?.events)
+            #expect(body?.callSid == callSid)
+            func names(_ party: String, _ group: String) -> [String] {
+                events.filter { $0.party == party && $0.group == group }.map(\.name)
+            }
+            #expect(names("caller", "connection") == [
+                "ringing", "accepted-by-remote", "connected", "muted", "unmuted", "hold", "unhold", "disconnect-called",
+                "disconnected-by-local",
+            ])
+            #expect(names("callee", "connection") == ["ringing", "connected", "disconnected-by-remote"])
+            for party in ["caller", "callee"] {
+                #expect(names(party, "ice-gathering-state") == ["new", "gathering", "complete"], "\(party)")
+                #expect(names(party, "ice-connection-state").contains("checking"), "\(party)")
+                #expect(names(party, "ice-connection-state").contains("connected"), "\(party)")
+                #expect(names(party, "pc-connection-state").contains("connected"), "\(party)")
+                #expect(names(party, "signaling-state") == ["have-local-offer", "stable", "closed"], "\(party)")
+                let candidates = events.filter { $0.party == party && $0.name == "ice-candidate" }
+                #expect(candidates.contains { $0.payload["isRemote"] == "false" && $0.payload["candidateType"] == "host" })
+                #expect(candidates.contains { $0.payload["isRemote"] == "true" })
+                #expect(names(party, "ice-candidate").contains("selected-ice-candidate-pair"), "\(party)")
+            }
+            let feedback = try #require(events.first { $0.party == "caller" && $0.group == "feedback" })
+            #expect(feedback.name == "received")
+            #expect(feedback.payload == ["score": "4", "issue": "echo"])
+            #expect(events.first { $0.party == "callee" && $0.group == "feedback" }?.name == "received-none")
+            #expect(events.allSatisfy { $0.timestamp > 1_700_000_000_000 })
+            await bob.unregister()
+        }
+    }
+
+    @Test func theEventsAreOnlyForTheAccountsAPIKey() async throws {
+        try await CallHarness.withEdge { harness in
+            let call = try await harness.connect(to: "echo")
+            #expect(await call.wait(for: .connected))
+            call.disconnect()
+            await call.ended()
+            let callSid = try #require(call.sid)
+            #expect(try await Self.events(harness, callSid: callSid, authorized: false).status.contains("401"))
+            #expect(try await Self.events(harness, callSid: "CA" + String(repeating: "0", count: 32)).status.contains("404"))
+            #expect(try await Self.events(harness, callSid: callSid).status.contains("200"))
+        }
+    }
+}
