@@ -10,6 +10,14 @@ extension Call {
         let (transition, finished) = storage.withLock { state -> (CallTransition, [AsyncStream<CallEvent>.Continuation]) in
             let transition = state.machine.handle(input)
             state.states.append(contentsOf: transition.stateChanges)
+            let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+            for event in transition.insights {
+                var payload: [String: String] = [:]
+                if event == .error, case .failed(let error) = input {
+                    payload = ["code": "\(error.code.rawValue)", "message": String(error.message.prefix(InsightsEvent.maximumValueLength))]
+                }
+                state.insights.append(InsightsEvent(.connection, event.rawValue, timestamp: now, payload: payload))
+            }
             var finished: [AsyncStream<CallEvent>.Continuation] = []
             for callback in transition.callbacks {
                 let event: CallEvent = switch callback {
@@ -44,6 +52,14 @@ extension Call {
             default: break
             }
             for continuation in state.subscribers.values { continuation.yield(event) }
+        }
+    }
+
+    /// Takes the `connection` events the state machine reported since the last call.
+    func takeInsights() -> [InsightsEvent] {
+        storage.withLock { state in
+            defer { state.insights.removeAll() }
+            return state.insights
         }
     }
 

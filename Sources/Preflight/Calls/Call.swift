@@ -16,6 +16,8 @@ public final class Call: Sendable {
     /// Which side of the call this device is.
     public let role: CallRole
     let logger: Logger
+    /// Silent frames while muted or on hold: flipped here, read by the audio source.
+    let audio = CallAudioSource.Switch()
     let storage: Mutex<State>
 
     struct State {
@@ -34,6 +36,8 @@ public final class Call: Sendable {
         /// Posts Insights events of this call once its run is over (a new signaling session for
         /// a caller, the registration's for a callee).
         var poster: (@Sendable (_ callSid: String, _ events: [InsightsEvent]) async -> Void)?
+        /// The Insights `connection` events of the state machine, not yet sent.
+        var insights: [InsightsEvent] = []
     }
 
     init(role: CallRole, from: String?, to: String?, sid: String?, logger: Logger) {
@@ -73,16 +77,21 @@ public final class Call: Sendable {
         storage.withLock { $0.inputs }?.yield(.user(.disconnect))
     }
 
-    /// Mutes (`true`) or unmutes the audio input: silent frames are sent. Takes effect only
-    /// while the call is ``CallState/connected``.
+    /// Mutes (`true`) or unmutes the audio input: silent frames are sent from the next frame on.
+    /// Takes effect only while the call is ``CallState/connected``.
     public func setMuted(_ muted: Bool) {
-        storage.withLock { $0.inputs }?.yield(.user(.mute(muted)))
+        if !apply(.mute(muted)).isIgnored { updateSilence() }
     }
 
     /// Puts the call on hold (`true`) or resumes it: silent frames are sent and the remote's
     /// audio is not played. Takes effect only while the call is ``CallState/connected``.
     public func setOnHold(_ onHold: Bool) {
-        storage.withLock { $0.inputs }?.yield(.user(.hold(onHold)))
+        if !apply(.hold(onHold)).isIgnored { updateSilence() }
+    }
+
+    private func updateSilence() {
+        let silent = storage.withLock { $0.machine.isMuted || $0.machine.isOnHold }
+        audio.silent.store(silent, ordering: .relaxed)
     }
 
     /// Posts the user's feedback on this call to the edge, as the Insights event `feedback`

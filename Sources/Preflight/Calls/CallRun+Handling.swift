@@ -31,13 +31,9 @@ extension CallRun {
             await flushInsights()
         case .user(.disconnect):
             await disconnect(group: &group)
-        case .user(.mute(let muted)):
-            if !feed(.mute(muted)).isIgnored { audio.silent.store(call.isMuted || call.isOnHold, ordering: .relaxed) }
         case .user(.feedback(let event)):
             insights.append(event)
             await flushInsights()
-        case .user(.hold(let onHold)):
-            if !feed(.hold(onHold)).isIgnored { audio.silent.store(call.isMuted || call.isOnHold, ordering: .relaxed) }
         case .hangupDeadline:
             hangupPending = false
         }

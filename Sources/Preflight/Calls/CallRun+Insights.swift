@@ -4,18 +4,10 @@ internal import PreflightCore
 internal import PreflightNIO
 
 extension CallRun {
-    /// Feeds the call's state machine and notes the Insights `connection` events it reports.
+    /// Feeds the call's state machine (which queues the Insights `connection` events it reports).
     @discardableResult
-    mutating func feed(_ input: CallStateInput) -> CallTransition {
-        let transition = call.apply(input)
-        for event in transition.insights {
-            var payload: [String: String] = [:]
-            if event == .error, case .failed(let error) = input {
-                payload = ["code": "\(error.code.rawValue)", "message": String(error.message.prefix(InsightsEvent.maximumValueLength))]
-            }
-            note(.connection, event.rawValue, payload: payload)
-        }
-        return transition
+    func feed(_ input: CallStateInput) -> CallTransition {
+        call.apply(input)
     }
 
     /// Queues an Insights event stamped now; it goes to the edge with the next flush.
@@ -77,8 +69,10 @@ extension CallRun {
 
     /// Sends what is queued, once the edge has named the call.
     mutating func flushInsights() async {
+        insights.append(contentsOf: call.takeInsights())
         guard let callSid, !insights.isEmpty else { return }
-        let events = insights
+        // The call's own events and the run's, in the order they happened.
+        let events = insights.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
         insights.removeAll()
         var start = 0
         while start < events.count {

@@ -53,7 +53,7 @@ extension CallRun {
                 }
             }
             var run = CallRun(
-                call: call, signaling: signaling, ice: ice, media: media, audio: CallAudioSource.Switch(), inputs: inputs,
+                call: call, signaling: signaling, ice: ice, media: media, audio: call.audio, inputs: inputs,
                 options: options.callOptions, params: options.params, startTime: startTime)
             await run.loop(stream, group: &group)
             await run.finish()
@@ -91,7 +91,7 @@ extension CallRun {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await ice.run() }
             var run = CallRun(
-                call: call, signaling: registration.signaling, ice: ice, media: media, audio: CallAudioSource.Switch(),
+                call: call, signaling: registration.signaling, ice: ice, media: media, audio: call.audio,
                 inputs: inputs, options: options.callOptions, params: [:], startTime: startTime)
             run.callSid = invite.callSid
             ice.gather(servers: registration.welcome.iceServers + options.callOptions.iceServers)

@@ -34,8 +34,6 @@ struct CallRun {
     enum UserAction: Sendable {
         case disconnect
         case feedback(InsightsEvent)
-        case mute(Bool)
-        case hold(Bool)
     }
 
     /// What is lost now; the call reports reconnecting while anything is.

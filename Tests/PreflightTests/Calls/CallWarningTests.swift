@@ -1,0 +1,63 @@
+import Foundation
+import Preflight
+import PreflightEdge
+import Testing
+
+/// Quality warnings in calls come from the same engine and per-second samples as the preflight
+/// test, from the frames each party really receives; muting and hold suppress the audio-level
+/// warnings they would otherwise raise ("Twilio Voice SDK: TVOCall", Insights).
+@Suite(.serialized) struct CallWarningTests {
+    @Test func mutingSilencesTheOtherSideWithoutAnInputWarningAndHoldClearsTheOutputWarning() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let alice = try await harness.connect(to: "client:bob")
+            let invite = try #require(await next(invites)?.invite)
+            let callee = invite.accept()
+            #expect(await alice.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+            callee.setMuted(true)
+            #expect(callee.isMuted)
+            // Ten one-second samples of bob's silent frames: alice hears a constant level (0).
+            let deadline = ContinuousClock.now + .seconds(16)
+            while !alice.callQualityWarnings.contains(.constantAudioOutputLevel), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(alice.callQualityWarnings.contains(.constantAudioOutputLevel))
+            #expect(alice.latestSample?.audioOutputLevel == 0)
+            // Bob sends a constant level too (silence), but he is muted: no input warning.
+            #expect(!callee.callQualityWarnings.contains(.constantAudioInputLevel))
+            #expect(callee.latestSample?.audioInputLevel == 0)
+            // Speech-like audio reaches bob: no output warning on his side.
+            #expect(!callee.callQualityWarnings.contains(.constantAudioOutputLevel))
+            // On hold, alice's output warning clears at the next sample and is not raised again.
+            alice.setOnHold(true)
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(alice.isOnHold)
+            #expect(!alice.callQualityWarnings.contains(.constantAudioOutputLevel))
+            alice.disconnect()
+            #expect(await callee.ended() == nil)
+            await bob.unregister()
+        }
+    }
+
+    @Test func muteAndHoldOnlyTakeEffectWhileConnected() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let alice = try await harness.connect(to: "client:bob", answerOnBridge: true)
+            _ = try #require(await next(invites)?.invite)
+            #expect(await alice.wait(for: .ringing))
+            alice.setMuted(true)
+            alice.setOnHold(true)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(!alice.isMuted)
+            #expect(!alice.isOnHold)
+            alice.disconnect()
+            await alice.ended()
+            alice.setMuted(true)
+            #expect(!alice.isMuted)
+            await bob.unregister()
+        }
+    }
+}
