@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 public import PreflightModel
+internal import PreflightNIO
 import Synchronization
 
 /// A call between this device and another party through the edge ("Twilio Voice SDK: TVOCall").
@@ -38,6 +39,9 @@ public final class Call: Sendable {
         var poster: (@Sendable (_ callSid: String, _ events: [InsightsEvent]) async -> Void)?
         /// The Insights `connection` events of the state machine, not yet sent.
         var insights: [InsightsEvent] = []
+        /// The run's media session and selected pair, for ``getStats()``.
+        var media: MediaSession?
+        var selectedPair: ICECandidatePairStats?
     }
 
     init(role: CallRole, from: String?, to: String?, sid: String?, logger: Logger) {

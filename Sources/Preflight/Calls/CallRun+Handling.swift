@@ -61,6 +61,7 @@ extension CallRun {
             }
         case .connected(let pair, _):
             note(selected: pair)
+            call.storage.withLock { $0.selectedPair = pair }
             // The caller connects when the edge answered and media flows; the callee, whose
             // table has no ringing before it, rings and connects at once.
             let transition = feed(call.role == .caller ? .answered : .ringing)
@@ -75,6 +76,7 @@ extension CallRun {
             note(entry)
         case .pairChanged(let pair, _):
             note(selected: pair)
+            call.storage.withLock { $0.selectedPair = pair }
         case .serverFailed, .channelBindRefused:
             break
         }

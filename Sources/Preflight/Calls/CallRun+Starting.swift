@@ -52,6 +52,7 @@ extension CallRun {
                     inputs.yield(.welcomed(.failure(error)))
                 }
             }
+            call.storage.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: signaling, ice: ice, media: media, audio: call.audio, inputs: inputs,
                 options: options.callOptions, params: options.params, startTime: startTime)
@@ -90,6 +91,7 @@ extension CallRun {
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await ice.run() }
+            call.storage.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: registration.signaling, ice: ice, media: media, audio: call.audio,
                 inputs: inputs, options: options.callOptions, params: [:], startTime: startTime)

@@ -33,7 +33,8 @@ public struct CallMeter: Sendable {
     /// packet is not counted, so it shows as lost. Never set outside that check.
     @_spi(Testing) public var countsReorderedAsLost = false
 
-    private var downlinkSSRC: UInt32?
+    /// The SSRC of the stream received, once one arrived.
+    public private(set) var downlinkSSRC: UInt32?
     private var uplinkInterval = IntervalLoss()
     private var downlinkInterval = IntervalLoss()
     private var intervalRTT = RunningSummary()

@@ -163,6 +163,19 @@ import Testing
             try await Task.sleep(for: .milliseconds(1500))
             #expect((caller.latestSample?.packetsReceived ?? 0) > 20)
             #expect((callee.latestSample?.packetsReceived ?? 0) > 20)
+            // getStats: WebRTC-shaped, both directions, while connected only.
+            for party in [caller, callee] {
+                let stats = try #require(party.getStats())
+                let local = try #require(stats.localAudioTrackStats.first)
+                let remote = try #require(stats.remoteAudioTrackStats.first)
+                #expect(local.codec == "PCMU" && remote.codec == "PCMU")
+                #expect(local.packetsSent > 50 && local.bytesSent > 50 * 172)
+                #expect(remote.packetsReceived > 40 && remote.bytesReceived > 40 * 172)
+                #expect(remote.packetsLost == 0 && local.packetsLost == 0)
+                #expect(local.roundTripTime >= 0 && local.roundTripTime < 50)
+                #expect(remote.mos > 4)
+                #expect(stats.selectedIceCandidatePair?.localCandidate.candidateType == .host)
+            }
             let (ender, other) = await end(caller, callee)
             #expect(await ender.ended() == nil)
             #expect(await other.ended() == nil)
@@ -172,6 +185,7 @@ import Testing
             #expect(calleeRecorder.callbacks == Self.connectedCallbacks)
             #expect(caller.states == Self.connected)
             #expect(callee.states == Self.connected)
+            #expect(caller.getStats() == nil)
             await bob.unregister()
         }
     }
