@@ -42,6 +42,8 @@ public final class Call: Sendable {
         /// The run's media session and selected pair, for ``getStats()``.
         var media: MediaSession?
         var selectedPair: ICECandidatePairStats?
+        /// When the last messages went out (at most ``CallMessage/maximumPerWindow``).
+        var messageTimes: [ContinuousClock.Instant] = []
     }
 
     init(role: CallRole, from: String?, to: String?, sid: String?, logger: Logger) {
@@ -150,6 +152,23 @@ public final class Call: Sendable {
         return nil
     }
 
+    /// Adapts the message events to `delegate` (one subscriber among any others).
+    func attach(messages delegate: (any CallMessageDelegate)?) {
+        guard let delegate else { return }
+        let events = events()
+        Task { [self] in
+            for await event in events {
+                let sid = self.sid ?? ""
+                switch event {
+                case .messageReceived(let message): delegate.messageReceived(forCallSid: sid, message: message)
+                case .messageSent(let id): delegate.messageSent(forCallSid: sid, voiceEventSid: id)
+                case .messageFailed(let id, let error): delegate.messageFailed(forCallSid: sid, voiceEventSid: id, error: error)
+                default: break
+                }
+            }
+        }
+    }
+
     /// Adapts the event stream to `delegate` (one subscriber among any others).
     func attach(_ delegate: (any CallDelegate)?) {
         guard let delegate else { return }
@@ -165,7 +184,7 @@ public final class Call: Sendable {
                 case .reconnected: delegate.callDidReconnect(self)
                 case .qualityWarnings(let current, let previous):
                     delegate.call(self, didReceiveQualityWarnings: current, previousWarnings: previous)
-                case .sample: break
+                case .sample, .messageReceived, .messageSent, .messageFailed: break
                 }
             }
         }

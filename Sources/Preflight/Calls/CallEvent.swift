@@ -18,6 +18,13 @@ public enum CallEvent: Sendable {
     case reconnected
     /// `call(_:didReceiveQualityWarnings:previousWarnings:)`: the set of active warnings changed.
     case qualityWarnings(current: Set<QualityWarning>, previous: Set<QualityWarning>)
+    /// A user-defined message from the other party (``CallMessageDelegate``'s `messageReceived`).
+    case messageReceived(CallMessage)
+    /// The edge delivered the message with this id (``Call/sendMessage(_:)``'s result).
+    case messageSent(id: String)
+    /// The message with this id was not delivered: 31209 over 10 KB, 31210 not a
+    /// user-defined message, 31211 not connected, 70107 more than 10 in a minute.
+    case messageFailed(id: String, error: PreflightError)
     /// A one-second stats sample of the call (the preflight test's ``StatsSample``), for live
     /// displays; not a Twilio callback.
     case sample(StatsSample)

@@ -35,6 +35,7 @@ public final class CallInvite: Sendable {
     public func accept(options: AcceptOptions = AcceptOptions(), delegate: (any CallDelegate)? = nil, logger: Logger? = nil) -> Call {
         let call = Call(role: .callee, from: from, to: to, sid: callSid, logger: logger ?? registration.logger)
         call.attach(delegate)
+        call.attach(messages: options.callOptions.messageDelegate)
         let (stream, inputs) = AsyncStream<CallRun.Input>.makeStream()
         call.storage.withLock { $0.inputs = inputs }
         guard registration.claim(callSid) else {

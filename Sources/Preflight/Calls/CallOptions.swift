@@ -24,6 +24,8 @@ public struct CallOptions: Sendable {
     /// A PEM file of certificates to trust for TURN over TLS (`turns:`) besides the system's;
     /// `nil` by default.
     public var turnTrustedCertificatesFile: String?
+    /// Receives the call's user-defined messages and what became of those it sent; `nil` by default.
+    public var messageDelegate: (any CallMessageDelegate)?
 
     /// Creates options; see each property for its default.
     public init(
@@ -34,8 +36,10 @@ public struct CallOptions: Sendable {
         iceTimeout: Duration = .seconds(5),
         mediaTimeout: Duration = .milliseconds(2500),
         consentTimeout: Duration = .seconds(30),
-        turnTrustedCertificatesFile: String? = nil
+        turnTrustedCertificatesFile: String? = nil,
+        messageDelegate: (any CallMessageDelegate)? = nil
     ) {
+        self.messageDelegate = messageDelegate
         self.preferredAudioCodecs = preferredAudioCodecs
         self.iceServers = iceServers
         self.iceTransportPolicy = iceTransportPolicy

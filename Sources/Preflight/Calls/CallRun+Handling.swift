@@ -31,6 +31,13 @@ extension CallRun {
             await flushInsights()
         case .user(.disconnect):
             await disconnect(group: &group)
+        case .user(.message(let id, let message)):
+            guard let callSid else { return }
+            do throws(PreflightError) {
+                try await signaling.send(.message(.init(callSid: callSid, id: id, message: message)))
+            } catch {
+                call.emit(.messageFailed(id: id, error: error))
+            }
         case .user(.feedback(let event)):
             insights.append(event)
             await flushInsights()
@@ -111,6 +118,15 @@ extension CallRun {
                     code: PreflightError.Code(code), message: "call: the edge hung up: \(hangup.reason ?? "no reason given")")))
             } else {
                 feed(.remoteHangup)
+            }
+        case .message(let body):
+            call.emit(.messageReceived(body.message))
+        case .messageStatus(let status):
+            if let code = status.code {
+                call.emit(.messageFailed(
+                    id: status.id, error: PreflightError(code: PreflightError.Code(code), message: status.reason ?? "call message not delivered")))
+            } else {
+                call.emit(.messageSent(id: status.id))
             }
         case .error(let info):
             guard info.callSid == nil || info.callSid == callSid else { return }

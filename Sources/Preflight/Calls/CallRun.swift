@@ -34,6 +34,7 @@ struct CallRun {
     enum UserAction: Sendable {
         case disconnect
         case feedback(InsightsEvent)
+        case message(id: String, CallMessage)
     }
 
     /// What is lost now; the call reports reconnecting while anything is.

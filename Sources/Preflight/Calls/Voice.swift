@@ -17,6 +17,7 @@ public enum Voice {
     ) -> Call {
         let call = Call(role: .caller, from: nil, to: options.params["To"], sid: nil, logger: logger)
         call.attach(delegate)
+        call.attach(messages: options.callOptions.messageDelegate)
         let (stream, inputs) = AsyncStream<CallRun.Input>.makeStream()
         call.storage.withLock { $0.inputs = inputs }
         let task = Task { await CallRun.place(call, options: options, stream: stream, inputs: inputs) }

@@ -74,6 +74,45 @@ extension SignalingMessage {
 }
 
 extension SignalingMessage {
+    /// The body of `message`.
+    public struct Message: Sendable, Hashable, Codable {
+        /// The call between the parties.
+        public var callSid: String
+        /// The sender's identifier of the message (returned by `sendMessage`).
+        public var id: String
+        /// The message itself.
+        public var message: CallMessage
+
+        /// Creates the body.
+        public init(callSid: String, id: String, message: CallMessage) {
+            self.callSid = callSid
+            self.id = id
+            self.message = message
+        }
+    }
+
+    /// The body of `messageStatus`.
+    public struct MessageStatus: Sendable, Hashable, Codable {
+        /// The call the message was sent in.
+        public var callSid: String
+        /// The message's identifier.
+        public var id: String
+        /// Why it was not delivered (docs/errors.md); absent when it was.
+        public var code: Int?
+        /// What went wrong, when it did.
+        public var reason: String?
+
+        /// Creates the body.
+        public init(callSid: String, id: String, code: Int? = nil, reason: String? = nil) {
+            self.callSid = callSid
+            self.id = id
+            self.code = code
+            self.reason = reason
+        }
+    }
+}
+
+extension SignalingMessage {
     /// The call the message concerns, when it names one.
     public var callSid: String? {
         switch self {
@@ -85,6 +124,8 @@ extension SignalingMessage {
         case .cancel(let body): body.callSid
         case .accept(let body): body.callSid
         case .insights(let body): body.callSid
+        case .message(let body): body.callSid
+        case .messageStatus(let body): body.callSid
         case .resumed(let body): body.callSid
         case .hello, .welcome, .resume, .invite, .register, .registered: nil
         }

@@ -30,6 +30,8 @@ extension SignalingMessage: Codable {
             self = .registered(identity: try decoder.container(keyedBy: RegisteredKeys.self).decode(String.self, forKey: .identity))
         case "incoming": self = .incoming(try Incoming(from: decoder))
         case "insights": self = .insights(try Insights(from: decoder))
+        case "message": self = .message(try Message(from: decoder))
+        case "messageStatus": self = .messageStatus(try MessageStatus(from: decoder))
         case "cancel": self = .cancel(try Cancel(from: decoder))
         case "accept": self = .accept(try Accept(from: decoder))
         case "reject":
@@ -65,6 +67,8 @@ extension SignalingMessage: Codable {
             try body.encode(identity, forKey: .identity)
         case .incoming(let body): try body.encode(to: encoder)
         case .insights(let body): try body.encode(to: encoder)
+        case .message(let body): try body.encode(to: encoder)
+        case .messageStatus(let body): try body.encode(to: encoder)
         case .cancel(let body): try body.encode(to: encoder)
         case .accept(let body): try body.encode(to: encoder)
         case .reject(let callSid):

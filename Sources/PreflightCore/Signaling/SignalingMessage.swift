@@ -39,6 +39,10 @@ public enum SignalingMessage: Sendable, Hashable {
     case reject(callSid: String)
     /// Events of a call for Insights (at most ``Insights/maximumEvents`` a message).
     case insights(Insights)
+    /// A user-defined message for the other party of the call (client → edge → client).
+    case message(Message)
+    /// Whether the edge delivered a message: `code` when it did not.
+    case messageStatus(MessageStatus)
     /// The edge refuses a message or ends a session: a numeric code and a message.
     case error(ErrorInfo)
 
@@ -60,6 +64,8 @@ public enum SignalingMessage: Sendable, Hashable {
         case .accept: "accept"
         case .reject: "reject"
         case .insights: "insights"
+        case .message: "message"
+        case .messageStatus: "messageStatus"
         case .error: "error"
         }
     }

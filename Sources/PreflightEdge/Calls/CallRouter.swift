@@ -22,6 +22,8 @@ final class CallRouter: Sendable {
         case answered(callSid: String)
         /// The other party ended the call: `code` when it ended with an error.
         case ended(callSid: String, reason: String, code: PreflightError.Code?)
+        /// The other party sent a user-defined message.
+        case message(SignalingMessage.Message)
     }
 
     /// A session that takes part in calls.
@@ -164,6 +166,22 @@ final class CallRouter: Sendable {
             return Array(call.ufrags.values)
         }
         if ufrags.count == 2 { media.unlink(ufrags[0], ufrags[1]) }
+    }
+
+    /// Hands a user-defined message to the other party of a connected call.
+    /// - Returns: `false` when `sessionId` is not a party of the call or the call has no callee yet.
+    func forward(_ message: SignalingMessage.Message, from sessionId: String) -> Bool {
+        state.withLock { state in
+            guard let call = state.calls[message.callSid], let callee = call.callee else { return false }
+            if call.caller.sessionId == sessionId {
+                callee.inbox.post(.call(.message(message)))
+            } else if callee.sessionId == sessionId {
+                call.caller.inbox.post(.call(.message(message)))
+            } else {
+                return false
+            }
+            return true
+        }
     }
 
     /// A party's media session is open: the bridge links once both are.

@@ -46,6 +46,9 @@ extension SessionLoop {
         case (.message(.reject(let callSid)), _) where party != nil:
             if offered.remove(callSid) != nil { edge.calls.reject(callSid: callSid, by: sessionId) }
             return .proceed
+        case (.message(.message(let message)), _) where phase.claims != nil:
+            await relay(message)
+            return .proceed
         case (.message(.insights(let insights)), _) where phase.claims != nil:
             return await record(insights)
         case (.applicationFinished(let reason, let code), .inCall(let call)):
@@ -106,6 +109,9 @@ extension SessionLoop {
                 edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: ufrag)
             }
             phase = .inCall(call)
+        case .message(let message):
+            guard case .inCall(let call) = phase, call.callSid == message.callSid else { return }
+            await send(.message(message))
         case .ended(let callSid, let reason, let code):
             guard case .inCall(let call) = phase, call.callSid == callSid else { return }
             await send(.hangup(.init(callSid: callSid, reason: reason, code: code?.rawValue)))

@@ -185,6 +185,34 @@ extension SessionLoop {
         return .proceed
     }
 
+    /// `message`: a user-defined message for the other party of this session's call; the sender
+    /// learns whether it went (`messageStatus`). Refused, and the session goes on: a type other
+    /// than `user-defined-message` (31210), content over 10 KB (31209), more than 10 in a minute
+    /// (70107), no connected call between clients with that sid (31211).
+    mutating func relay(_ message: SignalingMessage.Message) async {
+        func refuse(_ code: PreflightError.Code, _ reason: String) async {
+            await send(.messageStatus(.init(callSid: message.callSid, id: message.id, code: code.rawValue, reason: reason)))
+        }
+        let now = ContinuousClock.now
+        messageTimes.removeAll { now - $0 > .seconds(CallMessage.rateWindow) }
+        guard message.message.messageType == "user-defined-message" else {
+            return await refuse(.callMessageTypeInvalid, "call message: the type must be user-defined-message")
+        }
+        guard message.message.content.utf8.count <= CallMessage.maximumContentLength else {
+            return await refuse(.callMessageTooLarge, "call message: content over \(CallMessage.maximumContentLength) bytes")
+        }
+        guard messageTimes.count < CallMessage.maximumPerWindow else {
+            return await refuse(.callMessageRateLimited, "call message: more than \(CallMessage.maximumPerWindow) in a minute")
+        }
+        guard case .inCall(let call) = phase, call.callSid == message.callSid, call.application == nil,
+            edge.calls.forward(message, from: sessionId)
+        else {
+            return await refuse(.callMessageUnexpectedState, "call message: no connected call between clients with this sid")
+        }
+        messageTimes.append(now)
+        await send(.messageStatus(.init(callSid: message.callSid, id: message.id)))
+    }
+
     /// Starts the Insights log of a call this session takes part in.
     func openLog(callSid: String, claims: AccessTokenClaims, role: CallRole) {
         edge.callEvents.open(callSid: callSid, account: claims.sub, identity: claims.grants.identity ?? "", role: role)

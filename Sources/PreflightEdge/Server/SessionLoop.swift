@@ -32,6 +32,8 @@ struct SessionLoop {
     var registered = false
     /// Calls ringing here now (at most ``CallRouter/maximumOffersPerSession``).
     var offered: Set<String> = []
+    /// When the session's last call messages went out (at most ``CallMessage/maximumPerWindow``).
+    var messageTimes: [ContinuousClock.Instant] = []
 
     var edge: EdgeServer { session.edge }
     var configuration: EdgeConfiguration { edge.configuration }

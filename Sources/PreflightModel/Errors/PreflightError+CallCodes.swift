@@ -17,6 +17,13 @@ extension PreflightError.Code {
     public static let calleeBusy = Self(31486)
     /// 31603: the callee rejected the call on every device that rang (SIP 603 "Decline").
     public static let callRejected = Self(31603)
+    /// 31209: a call message's content is larger than 10 KB ("Call Message Event Payload Size
+    /// Exceeded").
+    public static let callMessageTooLarge = Self(31209)
+    /// 31210: a call message's type is not `user-defined-message`.
+    public static let callMessageTypeInvalid = Self(31210)
+    /// 31211: a call message was sent while the call was not connected to another party.
+    public static let callMessageUnexpectedState = Self(31211)
     /// 53000: the signaling connection could not be established (no edge listening, refused, bad URL).
     public static let signalingConnectionError = Self(53000)
     /// 53001: the signaling connection was closed while the test was running.
@@ -44,4 +51,6 @@ extension PreflightError.Code {
     /// 70106: a call reached the edge's maximum call duration (4 hours by default) and the edge
     /// hung up both parties.
     public static let callDurationExceeded = Self(70106)
+    /// 70107: more than 10 call messages within one minute.
+    public static let callMessageRateLimited = Self(70107)
 }
