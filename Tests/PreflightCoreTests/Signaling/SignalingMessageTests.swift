@@ -25,7 +25,32 @@ import Testing
         .answer(.init(callSid: "CA123", ice: ICEParameters(ufrag: "edge", pwd: "abcdefghijklmnopqrstuv", lite: true), codec: "PCMU", payloadType: 0)),
         .hangup(.init(callSid: "CA123", reason: "completed")),
         .error(.init(code: 20104, message: "access token expired")),
+        .register,
+        .registered(identity: "bob"),
+        .incoming(.init(callSid: "CA123", from: "client:alice", to: "client:bob", params: ["Topic": "lunch"])),
+        .cancel(.init(callSid: "CA123", reason: "no answer", code: 31480)),
+        .cancel(.init(callSid: "CA123")),
+        .accept(.init(callSid: "CA123", ice: ice, codecs: ["PCMU"])),
+        .reject(callSid: "CA123"),
+        .message(.init(callSid: "CA123", id: "KX1", message: CallMessage(content: #"{"a":1}"#))),
+        .messageStatus(.init(callSid: "CA123", id: "KX1")),
+        .messageStatus(.init(callSid: "CA123", id: "KX1", code: 31209, reason: "too large")),
+        .insights(.init(callSid: "CA123", events: [
+            InsightsEvent(.connection, "ringing", timestamp: 1_700_000_000_000),
+            InsightsEvent(.iceCandidate, "ice-candidate", timestamp: 1_700_000_000_001, payload: ["candidateType": "host"]),
+        ])),
     ]
+
+    @Test func everyMessageNamesItsCall() {
+        for message in Self.messages {
+            switch message {
+            case .hello, .welcome, .resume, .invite, .register, .registered: #expect(message.callSid == nil)
+            case .resumed(let body): #expect(message.callSid == body.callSid)
+            case .error(let body): #expect(message.callSid == body.callSid)
+            default: #expect(message.callSid == "CA123", "\(message.type)")
+            }
+        }
+    }
 
     @Test(arguments: messages)
     func roundTrips(message: SignalingMessage) throws {
@@ -52,6 +77,9 @@ import Testing
         (#"{"type":"hello"}"#, "missing field \"token\""),
         (#"{"type":"resume","sessionId":"S1"}"#, "missing field \"resumeToken\""),
         (#"{"type":"ringing","callSid":5}"#, "wrong type"),
+        (#"{"type":"accept","callSid":"CA1","codecs":["PCMU"]}"#, "missing field \"ice\""),
+        (#"{"type":"insights","callSid":"CA1","events":[{"group":"connection","name":"x"}]}"#, "missing field \"timestamp\""),
+        (#"{"type":"message","callSid":"CA1","id":"KX1","message":{"content":"x"}}"#, "missing field \"contentType\""),
         (#"{"type":"error","code":"x","message":"m"}"#, "wrong type"),
         ("[1,2,3]", "wrong type"),
     ])
