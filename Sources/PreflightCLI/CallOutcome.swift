@@ -39,6 +39,21 @@ public struct CallOutcome: Sendable, Hashable, Codable {
         summary = CallSampleSummary(samples: samples, warnings: warnings)
     }
 
+    private enum CodingKeys: String, CodingKey { case party, states, callbacks, callSid, error, samples, warnings, summary }
+
+    /// Encodes every key, `callSid` and `error` as `null` when absent.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(party, forKey: .party)
+        try container.encode(states, forKey: .states)
+        try container.encode(callbacks, forKey: .callbacks)
+        try container.encode(callSid, forKey: .callSid)
+        try container.encode(error, forKey: .error)
+        try container.encode(samples, forKey: .samples)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encode(summary, forKey: .summary)
+    }
+
     /// The error as a ``PreflightError`` (for the exit status), when there is one.
     var preflightError: PreflightError? {
         error.map { PreflightError(code: PreflightError.Code($0.code), message: $0.message) }

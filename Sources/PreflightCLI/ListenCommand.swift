@@ -149,7 +149,12 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                     invite.reject()
                     result.rejected.append(invite.callSid)
                     handled += 1
-                    if let calls, handled >= calls { break loop }
+                    if let calls, handled >= calls {
+                        // `reject()` sends in the background: let it leave before the connection
+                        // closes (a closed registration would end the ringing as "no answer").
+                        try? await Task.sleep(for: .milliseconds(500))
+                        break loop
+                    }
                     continue
                 }
                 let recorder = CallOutcomeRecorder(party: "callee", live: json ? progress : output)

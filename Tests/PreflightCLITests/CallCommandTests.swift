@@ -44,7 +44,7 @@ import Testing
         #expect(outcomes.caller.callSid == callee.callSid)
         // The live lines went to progress (standard error), one per callback and per second.
         #expect(progress.contains { $0.hasPrefix("caller callDidConnect") })
-        #expect(progress.contains { $0.hasPrefix("callee    1 s  rtt") })
+        #expect(progress.contains { $0.hasPrefix("callee   1 s  rtt") })
     }
 
     @Test func theJSONHasTheDocumentedKeys() async throws {
