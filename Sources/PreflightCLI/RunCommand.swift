@@ -168,14 +168,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     /// - Parameter environment: where `PREFLIGHT_TURN_SECRET` is read.
     /// - Throws: ``CommandFailure`` (70005) for a TURN secret file that cannot be read or an empty secret.
     public func extraICEServers(environment: [String: String]) throws -> [ICEServer] {
-        let options = iceServerOptions
-        guard !options.iceServers.isEmpty else { return [] }
-        if options.turnUsername == nil, let secret = try options.resolvedTURNSecret(environment: environment) {
-            let credentials = TURNRESTCredentials(
-                secret: secret, identity: "preflight", expiry: Int64(Date().timeIntervalSince1970) + 3600)
-            return [ICEServer(urls: options.iceServers, username: credentials.username, credential: credentials.password)]
-        }
-        return [ICEServer(urls: options.iceServers, username: options.turnUsername, credential: options.turnCredential)]
+        try iceServerOptions.servers(environment: environment)
     }
 
     private func test(

@@ -1,0 +1,239 @@
+import ArgumentParser
+import Foundation
+import Preflight
+import PreflightCore
+import PreflightEdge
+
+/// `preflight call`: places a call between clients with the SDK (`Voice.connect`) and prints each
+/// callback, a line per second of stats and the outcome. Without `--edge-url` both parties run in
+/// this process on a local edge: the callee (`--to client:<identity>`) registers and answers.
+public struct CallCommand: AsyncParsableCommand, Sendable {
+    /// The subcommand's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Place a call (default: between two clients in this process, through a local edge on 127.0.0.1).",
+        discussion: """
+            Without --edge-url, an edge starts in this process on ephemeral loopback ports; the identity \
+            of --to client:<identity> registers on it and answers, and the call is placed from \
+            client:preflight-caller (any other --to, e.g. echo, is just called). With --edge-url and \
+            --token, the call is placed on a deployed edge. Each callback and a line per second (RTT, \
+            jitter, loss, MOS, packets sent/received, warnings) are printed while it runs; the call \
+            hangs up --duration seconds after it connected, and each party's outcome follows (with \
+            --json, one JSON object {"caller": …, "callee": …}). Exits 1 with "error <code>: <message>" \
+            when the call failed to connect or ended with an error.
+            """
+    )
+
+    /// Whom to call.
+    @Option(help: "Whom to call: client:<identity>, or a number or test application the edge routes (e.g. echo).")
+    public var to: String
+
+    /// The edge's signaling URL.
+    @Option(
+        name: .customLong("edge-url"),
+        help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback), with --token. Default: a local edge.")
+    public var edgeURL: String?
+
+    /// The access token for ``edgeURL``.
+    @Option(help: "The access token for --edge-url; its outgoing application must be the edge's dial application (see `preflight token`).")
+    public var token: String?
+
+    /// Seconds the call stays up once connected.
+    @Option(help: "Seconds the call stays up once connected, then it hangs up (1-3600).")
+    public var duration: Int = 10
+
+    /// The local edge's dial application with answerOnBridge.
+    @Flag(
+        name: .customLong("answer-on-bridge"),
+        help: "Use the local edge's dial application with answerOnBridge (the caller connects when the callee answers). With --edge-url the token chooses.")
+    public var answerOnBridge = false
+
+    /// Seconds allowed for signaling.
+    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and for each signaling request (1-120).")
+    public var signalingTimeout: Int = 10
+
+    /// Extra STUN/TURN servers and their TURN credentials.
+    @OptionGroup(title: "ICE servers")
+    public var iceServerOptions: ICEServerOptions
+    /// Which candidates ICE may use.
+    @Option(name: .customLong("ice-transport-policy"), help: "all, or relay to force media through TURN.")
+    public var iceTransportPolicy: ICETransportPolicy = .all
+
+    /// Extra trusted certificates for a wss:// edge.
+    @Option(
+        name: .customLong("edge-ca-file"),
+        help: "A PEM file of CA certificates to trust for a wss:// --edge-url besides the system's.")
+    public var edgeCAFile: String?
+
+    /// Print the outcomes as JSON.
+    @Flag(help: "Print the outcome as one JSON object on standard output (the live lines go to standard error).")
+    public var json = false
+
+    /// The caller's identity when both parties run here.
+    public static let localCallerIdentity = "preflight-caller"
+
+    /// Creates the command (ArgumentParser requirement).
+    public init() {}
+
+    /// Checks the arguments before running; each `ValidationError` names its rule.
+    public func validate() throws {
+        guard !to.isEmpty else { throw ValidationError("--to must not be empty") }
+        if to.hasPrefix("client:"), calleeIdentity?.isEmpty != false {
+            throw ValidationError("--to client: needs an identity, e.g. client:bob")
+        }
+        guard (1...3600).contains(duration) else { throw ValidationError("--duration must be 1 to 3600 seconds, got \(duration)") }
+        guard (1...120).contains(signalingTimeout) else {
+            throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
+        }
+        if (edgeURL == nil) != (token == nil) { throw ValidationError("--edge-url and --token go together") }
+        if edgeURL != nil, answerOnBridge {
+            throw ValidationError("--answer-on-bridge chooses the local edge's dial application; with --edge-url the token's grant chooses it")
+        }
+        if edgeURL == nil, edgeCAFile != nil {
+            throw ValidationError("--edge-ca-file is for a wss:// --edge-url; the local edge is ws:// on loopback")
+        }
+        try iceServerOptions.checkCredentialsHaveATURNServer()
+    }
+
+    /// The identity of `--to client:<identity>`; `nil` for any other `--to`.
+    var calleeIdentity: String? {
+        to.hasPrefix("client:") ? String(to.dropFirst("client:".count)) : nil
+    }
+
+    /// Runs the call and prints its progress and outcome.
+    public func run() async throws {
+        let outcomes = await execute { line in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        } output: { text in
+            print(text)
+        }
+        if let error = outcomes.error { throw CommandFailure(error) }
+    }
+
+    /// Runs the call; `progress` receives the live lines with `--json` (else `output` does), and
+    /// `output` the outcome.
+    public func execute(progress: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void) async -> CallOutcomes {
+        let live: @Sendable (String) -> Void = json ? progress : output
+        let outcomes = await outcomes(live: live)
+        output(json ? outcomes.jsonText() : CallReportText.summary(outcomes))
+        return outcomes
+    }
+
+    private func outcomes(live: @escaping @Sendable (String) -> Void) async -> CallOutcomes {
+        let callOptions: CallOptions
+        do {
+            callOptions = CallOptions(
+                iceServers: try iceServerOptions.servers(environment: ProcessInfo.processInfo.environment),
+                iceTransportPolicy: iceTransportPolicy)
+        } catch {
+            return Self.failedBeforeCalling((error as? CommandFailure)?.error
+                ?? PreflightError(code: .invalidArgument, message: "\(error)", underlying: error))
+        }
+        if let edgeURL, let token {
+            live("call: calling \(to) on \(edgeURL)")
+            return CallOutcomes(caller: await place(edgeURL: edgeURL, token: token, callOptions: callOptions, live: live), callee: nil)
+        }
+        var configuration = LocalEdge.configuration()
+        // A call to a test application (`--to echo`) is a test call: let it last the whole duration.
+        configuration.maximumTestDuration = max(configuration.maximumTestDuration, .seconds(duration + 60))
+        do {
+            return try await LocalEdge.withRunning(configuration: configuration) { local in
+                try await callThroughLocalEdge(local, callOptions: callOptions, live: live)
+            }
+        } catch {
+            return Self.failedBeforeCalling((error as? PreflightError)
+                ?? PreflightError(code: .invalidArgument, message: "cannot start the local edge", underlying: error))
+        }
+    }
+
+    /// Registers the callee (for `client:` calls) on `local`, places the call, and collects both outcomes.
+    private func callThroughLocalEdge(
+        _ local: LocalEdge, callOptions: CallOptions, live: @escaping @Sendable (String) -> Void
+    ) async throws(PreflightError) -> CallOutcomes {
+        let token = try await local.callToken(identity: Self.localCallerIdentity, answerOnBridge: answerOnBridge, incomingAllow: false)
+        guard let calleeIdentity else {
+            live("call: local edge at \(local.signalingURL); calling \(to) from client:\(Self.localCallerIdentity)")
+            return CallOutcomes(caller: await place(edgeURL: local.signalingURL, token: token, callOptions: callOptions, live: live), callee: nil)
+        }
+        let registration = try await Voice.register(options: RegistrationOptions(
+            accessToken: try await local.callToken(identity: calleeIdentity), edgeURL: local.signalingURL,
+            signalingTimeout: .seconds(signalingTimeout)))
+        live("call: local edge at \(local.signalingURL); client:\(calleeIdentity) registered (answers automatically); calling it from client:\(Self.localCallerIdentity)")
+        let invites = registration.events()
+        let callee = Task { await Self.answerFirstInvite(invites, callOptions: callOptions, live: live) }
+        let caller = await place(edgeURL: local.signalingURL, token: token, callOptions: callOptions, live: live)
+        // The callee's call ends with the caller's hangup; one that never rang is waited for a little.
+        let grace = Task {
+            try? await Task.sleep(for: .seconds(5))
+            if !Task.isCancelled { await registration.unregister() }
+        }
+        let calleeOutcome = await callee.value
+        grace.cancel()
+        await registration.unregister()
+        return CallOutcomes(caller: caller, callee: calleeOutcome)
+    }
+
+    /// Accepts the first invite of `invites` and follows its call to the end; `nil` when the
+    /// registration ended first.
+    private static func answerFirstInvite(
+        _ invites: AsyncStream<RegistrationEvent>, callOptions: CallOptions, live: @escaping @Sendable (String) -> Void
+    ) async -> CallOutcome? {
+        for await event in invites {
+            switch event {
+            case .callInvite(let invite):
+                live("callee invite \(invite.callSid) from \(invite.from) to \(invite.to): accepting")
+                let recorder = CallOutcomeRecorder(party: "callee", live: live)
+                let call = invite.accept(options: AcceptOptions(callOptions: callOptions), delegate: recorder)
+                recorder.follow(call)
+                await call.ended()
+                return await recorder.outcome(of: call)
+            case .cancelledCallInvite(let cancelled, let error):
+                live("callee invite \(cancelled.callSid) cancelled: error \(error.code.rawValue): \(error.message)")
+            case .unregistered:
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// Places the call, keeps it up for the duration once connected, hangs up and returns the outcome.
+    private func place(edgeURL: String, token: String, callOptions: CallOptions, live: @escaping @Sendable (String) -> Void) async -> CallOutcome {
+        let recorder = CallOutcomeRecorder(party: "caller", live: live)
+        let call = Voice.connect(
+            options: ConnectOptions(
+                accessToken: token, edgeURL: edgeURL, params: ["To": to], edgeTrustedCertificatesFile: edgeCAFile,
+                signalingTimeout: .seconds(signalingTimeout), callOptions: callOptions),
+            delegate: recorder)
+        recorder.follow(call)
+        // Cancelling this command (a parent task's cancellation) hangs up.
+        await withTaskCancellationHandler {
+            await Self.hold(call, for: .seconds(duration))
+        } onCancel: {
+            call.disconnect()
+        }
+        return await recorder.outcome(of: call)
+    }
+
+    /// Waits until `call` connects (or ends), keeps it up for `duration` unless it ends sooner,
+    /// then hangs up and waits for the end.
+    static func hold(_ call: Call, for duration: Duration) async {
+        let clock = ContinuousClock()
+        while [.connecting, .ringing].contains(call.state), !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let deadline = clock.now + duration
+        while call.state != .disconnected, clock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(until: min(deadline, clock.now + .milliseconds(50)), clock: clock)
+        }
+        call.disconnect()
+        await call.ended()
+    }
+
+    /// The outcome of a call that could not even be placed.
+    static func failedBeforeCalling(_ error: PreflightError) -> CallOutcomes {
+        CallOutcomes(
+            caller: CallOutcome(
+                party: "caller", states: [], callbacks: [], callSid: nil, error: ReportError(error), samples: [], warnings: []),
+            callee: nil)
+    }
+}

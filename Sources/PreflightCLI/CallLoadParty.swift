@@ -1,0 +1,211 @@
+import Logging
+import NIOCore
+import PreflightCore
+import PreflightNIO
+import Synchronization
+
+/// One party of a two-party call in the call load benchmark, on the SDK's session layer (as
+/// ``LoadClient``): a ``SignalingClient`` that either registers and accepts the call (the callee)
+/// or places it (the caller), an ``ICEAgentDriver`` (host candidates on loopback) that connects
+/// it, and raw RTP: the load run sends frames whose payload starts with the send time (µs on the
+/// run's monotonic clock, shared by both parties), and this measures the bridge latency of what
+/// the other party sent.
+final class CallLoadParty: Sendable {
+    let signaling: SignalingClient
+    let ice: ICEAgentDriver
+    private let iceEvents: AsyncStream<ICEAgentDriver.Event>.Continuation
+    /// The edge's messages during set-up (read once, by ``place(to:)`` or ``answerNextCall()``).
+    private let setupMessages: AsyncStream<SignalingMessage>
+    private let connected: AsyncStream<Result<Void, PreflightError>>
+    let ssrc: UInt32
+    let origin: ContinuousClock.Instant
+    private let state = Mutex(Figures())
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    struct Figures {
+        var callSid: String?
+        /// A hangup, an error or the end of the signaling connection after set-up.
+        var ended = false
+        var counting = false
+        var sent = 0
+        var received = 0
+        var lastArrival: ContinuousClock.Instant?
+        var latencies: [Double] = []
+    }
+
+    private init(
+        signaling: SignalingClient, ice: ICEAgentDriver, iceEvents: AsyncStream<ICEAgentDriver.Event>.Continuation,
+        setupMessages: AsyncStream<SignalingMessage>, connected: AsyncStream<Result<Void, PreflightError>>, ssrc: UInt32,
+        origin: ContinuousClock.Instant
+    ) {
+        self.signaling = signaling
+        self.ice = ice
+        self.iceEvents = iceEvents
+        self.setupMessages = setupMessages
+        self.connected = connected
+        self.ssrc = ssrc
+        self.origin = origin
+    }
+
+    /// Binds the ICE driver and signs in with `token`.
+    /// - Parameter origin: the run's clock origin, the same for every party.
+    static func signIn(url: String, token: String, origin: ContinuousClock.Instant, logger: Logger) async throws(PreflightError) -> CallLoadParty {
+        let (events, eventContinuation) = AsyncStream<ICEAgentDriver.Event>.makeStream()
+        let ice = try await ICEAgentDriver.bind(
+            configuration: ICEAgentDriverConfiguration(
+                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true, tickInterval: .milliseconds(20)),
+            origin: origin, logger: logger, events: { eventContinuation.yield($0) })
+        let signaling = SignalingClient(
+            configuration: SignalingClientConfiguration(
+                url: url, accessToken: token, clientName: "preflight-load", timeout: .seconds(30)),
+            logger: logger)
+        let (setupMessages, setupContinuation) = AsyncStream<SignalingMessage>.makeStream()
+        let (connected, connectedContinuation) = AsyncStream<Result<Void, PreflightError>>.makeStream()
+        var random = SystemRandomNumberGenerator()
+        let party = CallLoadParty(
+            signaling: signaling, ice: ice, iceEvents: eventContinuation, setupMessages: setupMessages, connected: connected,
+            ssrc: random.next(), origin: origin)
+        party.tasks.withLock {
+            $0 = [
+                Task { await signaling.run() },
+                Task { await ice.run() },
+                Task {
+                    for await event in signaling.events {
+                        switch event {
+                        case .message(let message):
+                            if case .hangup = message { party.state.withLock { $0.ended = true } }
+                            if case .error = message { party.state.withLock { $0.ended = true } }
+                            setupContinuation.yield(message)
+                        case .closed:
+                            party.state.withLock { $0.ended = true }
+                            setupContinuation.finish()
+                        case .reconnecting, .reconnected:
+                            continue
+                        }
+                    }
+                    setupContinuation.finish()
+                },
+                Task {
+                    for await event in events {
+                        switch event {
+                        case .media(let datagram): party.receive(datagram)
+                        case .agent(.connected): connectedContinuation.yield(.success(()))
+                        case .agent(.failed(let error)): connectedContinuation.yield(.failure(error))
+                        case .agent: continue
+                        }
+                    }
+                    connectedContinuation.finish()
+                },
+            ]
+        }
+        do throws(PreflightError) {
+            _ = try await signaling.connect()
+            return party
+        } catch {
+            await party.close()
+            throw error
+        }
+    }
+
+    /// Registers for incoming calls (`register` → `registered`).
+    func register() async throws(PreflightError) {
+        _ = try await signaling.register()
+    }
+
+    /// Places a call to `callee` (`invite` with `To`), and connects ICE once it is answered.
+    func place(to callee: String) async throws(PreflightError) {
+        ice.gather(servers: [])
+        let answer = try await signaling.invite(
+            .init(ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"], params: ["To": callee]))
+        state.withLock { $0.callSid = answer.callSid }
+        try ice.connect(remote: answer.ice)
+        try await waitForICE()
+    }
+
+    /// Waits for the next `incoming`, accepts it (`accept` with this party's candidates), and
+    /// connects ICE once the edge answers.
+    func answerNextCall() async throws(PreflightError) {
+        var accepted: String?
+        for await message in setupMessages {
+            switch message {
+            case .incoming(let incoming) where accepted == nil:
+                accepted = incoming.callSid
+                state.withLock { $0.callSid = incoming.callSid }
+                ice.gather(servers: [])
+                try await signaling.send(.accept(.init(callSid: incoming.callSid, ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"])))
+            case .answer(let answer) where answer.callSid == accepted:
+                try ice.connect(remote: answer.ice)
+                try await waitForICE()
+                return
+            case .error(let info):
+                throw info.preflightError
+            case .hangup(let hangup) where hangup.callSid == accepted:
+                throw PreflightError(code: .generalCallError, message: "load: the call ended before it was answered (\(hangup.reason ?? "no reason"))")
+            case .cancel(let cancel) where cancel.callSid == accepted:
+                throw PreflightError(code: .generalCallError, message: "load: the call was cancelled before it was answered")
+            default:
+                continue
+            }
+        }
+        throw PreflightError(code: .signalingDisconnected, message: "load: signaling ended before the call was answered")
+    }
+
+    private func waitForICE() async throws(PreflightError) {
+        for await outcome in connected {
+            try outcome.get()
+            return
+        }
+        throw PreflightError(code: .mediaConnectionFailed, message: "load: ICE ended before a pair was selected")
+    }
+
+    /// Counts what arrives from now on.
+    func startCounting() {
+        state.withLock { $0.counting = true }
+    }
+
+    /// Sends frame `frame`: RTP (PCMU, 160-byte payload) whose first 8 payload bytes are the send
+    /// time, µs since the run's origin, big-endian.
+    func sendFrame(_ frame: Int) {
+        let sendTime = UInt64(max(0, (ContinuousClock.now - origin).inSeconds * 1e6))
+        var payload = [UInt8](repeating: 0xFF, count: 160)
+        for index in 0..<8 { payload[index] = UInt8(truncatingIfNeeded: sendTime >> (56 - 8 * index)) }
+        let packet = RTPPacket(
+            payloadType: MuLaw.payloadType, sequenceNumber: UInt16(truncatingIfNeeded: frame),
+            timestamp: UInt32(truncatingIfNeeded: frame * 160), ssrc: ssrc, payload: payload[...])
+        guard let bytes = try? packet.encoded() else { return }
+        ice.sendMedia(bytes)
+        state.withLock { $0.sent += 1 }
+    }
+
+    /// A packet the bridge forwarded from the other party: its latency is its arrival (stamped on
+    /// the event loop) minus the send time in its payload.
+    func receive(_ datagram: Datagram) {
+        let arrival = (datagram.arrival - origin).inSeconds * 1e6
+        let sendTime = datagram.data.withUnsafeReadableBytes { bytes -> UInt64? in
+            guard let header = try? RTPHeader(parsing: bytes), header.payloadRange.count >= 8 else { return nil }
+            var value: UInt64 = 0
+            for index in header.payloadRange.prefix(8) { value = value << 8 | UInt64(bytes[index]) }
+            return value
+        }
+        guard let sendTime else { return }
+        state.withLock { figures in
+            guard figures.counting else { return }
+            figures.received += 1
+            figures.lastArrival = datagram.arrival
+            figures.latencies.append((arrival - Double(sendTime)) / 1000)
+        }
+    }
+
+    func figures() -> Figures {
+        state.withLock { $0 }
+    }
+
+    /// Hangs up (when the call got that far) and closes the sockets and the connection.
+    func close() async {
+        if let callSid = state.withLock({ $0.callSid }) { await signaling.hangup(callSid: callSid, reason: "load run over") }
+        await ice.close()
+        iceEvents.finish()
+        await signaling.close()
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+    }
+}

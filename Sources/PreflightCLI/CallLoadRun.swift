@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import PreflightCore
+import PreflightEdge
+import PreflightNIO
+
+/// The call load benchmark behind `preflight load --calls N`: N concurrent two-party calls
+/// through one edge process (``EdgeProcess``, so that its CPU is measured apart), each party on
+/// the session layer (``CallLoadParty``), both sending 50 PCMU packets a second through the
+/// edge's bridge.
+struct CallLoadRun {
+    let calls: Int
+    let duration: Duration
+    /// The `preflight` executable that serves the edge.
+    var executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+
+    /// The figures a run measured.
+    struct Result: CustomStringConvertible {
+        var calls: Int
+        var connected: Int
+        var held: Int
+        var seconds: Double
+        var packetsSent: Int
+        var packetsReceived: Int
+        var edgeCPUSeconds: Double?
+        var generatorCPUSeconds: Double
+        var latencies: [Double]
+        /// Why calls failed to connect, by message, with their counts.
+        var failures: [String: Int]
+
+        /// Packets lost in the bridge, as a percentage of those sent.
+        var lossPercent: Double { packetsSent > 0 ? 100 * (1 - Double(packetsReceived) / Double(packetsSent)) : 0 }
+
+        var description: String {
+            let latency = DistributionSummary(latencies)
+            let edgeCPU = edgeCPUSeconds.map { cpu in
+                String(format: "%.0f %% of one core (%.0f packets per edge CPU-second)", cpu / seconds * 100, cpu > 0 ? Double(packetsReceived) / cpu : 0)
+            } ?? "n/a"
+            var lines = [
+                "calls           \(connected) of \(calls) connected, \(held) held to the end",
+                String(format: "packets/s       %.0f bridged (both directions; %.0f sent)", Double(packetsReceived) / seconds, Double(packetsSent) / seconds),
+                String(format: "loss            %.3f %% (%d of %d packets not delivered)", lossPercent, max(0, packetsSent - packetsReceived), packetsSent),
+                String(format: "bridge latency  p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d packets)", latency.p50, latency.p99, latency.max, latency.count),
+                "edge CPU        \(edgeCPU)",
+                String(format: "generator CPU   %.0f %% of one core", generatorCPUSeconds / seconds * 100),
+            ]
+            for (message, count) in failures.sorted(by: { $0.value > $1.value }) { lines.append("failed          \(count)× \(message)") }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    func run(progress: @escaping @Sendable (String) -> Void) async throws -> Result {
+        let sessionCap = 2 * calls + 10
+        let edge = try EdgeProcess.start(
+            executable: executable,
+            arguments: [
+                // Every party comes from this one address: raise the per-address caps with the count.
+                "--max-sessions", "\(sessionCap)", "--max-sessions-per-account", "\(sessionCap)",
+                "--max-connections-per-address", "\(sessionCap)", "--max-connections", "\(max(2048, sessionCap))",
+                "--log-level", "warning",
+            ])
+        defer { edge.stop() }
+        progress("load: edge pid \(edge.pid) at \(edge.signalingURL); setting up \(calls) calls")
+        let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
+        let origin = ContinuousClock.now
+        let (pairs, failures) = try await withThrowingTaskGroup(of: Swift.Result<Pair, PreflightError>.self) { group in
+            var pairs: [Pair] = []
+            var failures: [String: Int] = [:]
+            var started = 0
+            var finished = 0
+            // Set up at most 25 calls (50 parties) at a time: a fair ramp, not a SYN flood of the listener.
+            for index in 0..<calls {
+                if started - finished >= 25, let outcome = try await group.next() {
+                    finished += 1
+                    switch outcome {
+                    case .success(let pair): pairs.append(pair)
+                    case .failure(let error): failures["error \(error.code.rawValue): \(error.message)", default: 0] += 1
+                    }
+                }
+                started += 1
+                // Distinct identities per call, as real users: the edge limits sessions per identity.
+                let calleeToken = try await edge.callToken(identity: "callee-\(index)", incomingAllow: true)
+                let callerToken = try await edge.callToken(identity: "caller-\(index)", incomingAllow: false)
+                group.addTask {
+                    await Self.setUpCall(
+                        url: edge.signalingURL, callee: "callee-\(index)", calleeToken: calleeToken, callerToken: callerToken,
+                        origin: origin, logger: logger)
+                }
+            }
+            for try await outcome in group {
+                switch outcome {
+                case .success(let pair): pairs.append(pair)
+                case .failure(let error): failures["error \(error.code.rawValue): \(error.message)", default: 0] += 1
+                }
+            }
+            return (pairs, failures)
+        }
+        let parties = pairs.flatMap { [$0.caller, $0.callee] }
+        progress("load: \(pairs.count) calls connected; sending for \(duration)")
+        let cpuBefore = (edge: edge.cpuSeconds(), generator: LoadRun.ownCPUSeconds())
+        let clock = ContinuousClock()
+        let start = clock.now
+        for party in parties { party.startCounting() }
+        // One pacing task sends every party's frame each 20 ms, the parties spread over ten 2 ms
+        // slots as independent clients' packets would be (not all in one burst).
+        var slot = 0
+        let slots = 10
+        while clock.now - start < duration {
+            try await Task.sleep(until: start + .milliseconds(2) * slot, clock: clock)
+            let frame = slot / slots
+            for index in stride(from: slot % slots, to: parties.count, by: slots) { parties[index].sendFrame(frame) }
+            slot += 1
+        }
+        let sendingEnded = clock.now
+        try await Task.sleep(for: .milliseconds(300))  // the last packets in flight
+        let elapsed = (sendingEnded - start).inSeconds
+        let edgeCPU = edge.cpuSeconds().flatMap { after in cpuBefore.edge.map { after - $0 } }
+        let generatorCPU = LoadRun.ownCPUSeconds() - cpuBefore.generator
+        var result = Result(
+            calls: calls, connected: pairs.count, held: 0, seconds: elapsed, packetsSent: 0, packetsReceived: 0, edgeCPUSeconds: edgeCPU,
+            generatorCPUSeconds: generatorCPU, latencies: [], failures: failures)
+        for pair in pairs {
+            let figures = [pair.caller.figures(), pair.callee.figures()]
+            // Held: neither party saw the call end, and both still received media in its last second.
+            if figures.allSatisfy({ !$0.ended && ($0.lastArrival.map { sendingEnded - $0 < .seconds(1) } ?? false) }) { result.held += 1 }
+            for party in figures {
+                result.packetsSent += party.sent
+                result.packetsReceived += party.received
+                result.latencies += party.latencies
+            }
+        }
+        for party in parties { await party.close() }
+        return result
+    }
+
+    /// A call's two parties, connected.
+    typealias Pair = (caller: CallLoadParty, callee: CallLoadParty)
+
+    /// Signs the callee in and registers it, signs the caller in, then places and answers the call.
+    private static func setUpCall(
+        url: String, callee: String, calleeToken: String, callerToken: String, origin: ContinuousClock.Instant, logger: Logger
+    ) async -> Swift.Result<Pair, PreflightError> {
+        let calleeParty: CallLoadParty
+        let callerParty: CallLoadParty
+        do throws(PreflightError) {
+            calleeParty = try await CallLoadParty.signIn(url: url, token: calleeToken, origin: origin, logger: logger)
+        } catch {
+            return .failure(error)
+        }
+        do throws(PreflightError) {
+            try await calleeParty.register()
+            callerParty = try await CallLoadParty.signIn(url: url, token: callerToken, origin: origin, logger: logger)
+        } catch {
+            await calleeParty.close()
+            return .failure(error)
+        }
+        let answering = Task { () -> Swift.Result<Void, PreflightError> in
+            do throws(PreflightError) {
+                try await calleeParty.answerNextCall()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        let placed: Swift.Result<Void, PreflightError>
+        do throws(PreflightError) {
+            try await callerParty.place(to: "client:\(callee)")
+            placed = .success(())
+        } catch {
+            placed = .failure(error)
+        }
+        if case .failure(let error) = placed {
+            // Closing the callee's connection ends its wait for the call.
+            await calleeParty.close()
+            await callerParty.close()
+            _ = await answering.value
+            return .failure(error)
+        }
+        if case .failure(let error) = await answering.value {
+            await calleeParty.close()
+            await callerParty.close()
+            return .failure(error)
+        }
+        return .success((callerParty, calleeParty))
+    }
+}

@@ -1,0 +1,219 @@
+import ArgumentParser
+import Foundation
+import Preflight
+import PreflightCore
+import UnixSignals
+
+/// `preflight listen`: registers an identity for incoming calls on an edge and prints each invite,
+/// cancellation and call callback; answers each invite automatically or rejects it.
+public struct ListenCommand: AsyncParsableCommand, Sendable {
+    /// The subcommand's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Register for incoming calls on an edge and answer (or reject) them, printing each event.",
+        discussion: """
+            Registers the identity of --token on --edge-url (the token needs the incoming grant: \
+            `preflight token --incoming`) and prints a line per invite, cancellation and call \
+            callback, and a line per second while a call is up. With --answer auto (the default) each \
+            invite is accepted, one call at a time (an invite that rings during a call is rejected); \
+            with --answer reject each is rejected. Runs until SIGINT or SIGTERM, or with --calls N \
+            until N invites were handled to their end (a call ended, an invite rejected or cancelled). \
+            An edge is required: one started by this command would have no callers.
+            """
+    )
+
+    /// How invites are answered.
+    public enum Answer: String, Sendable, CaseIterable, ExpressibleByArgument {
+        /// Accept each invite, one call at a time.
+        case auto
+        /// Reject each invite.
+        case reject
+    }
+
+    /// The edge's signaling URL.
+    @Option(name: .customLong("edge-url"), help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback).")
+    public var edgeURL: String
+
+    /// The access token, with the incoming grant.
+    @Option(help: "The access token of the identity to register, with the incoming grant (see `preflight token --incoming`).")
+    public var token: String
+
+    /// The identity expected to register.
+    @Option(help: "The identity the token registers (checked against the edge's answer; default: whichever the token names).")
+    public var identity: String?
+
+    /// How invites are answered.
+    @Option(help: "auto (accept each invite, one call at a time) or reject.")
+    public var answer: Answer = .auto
+
+    /// How many invites to handle before exiting.
+    @Option(help: "Exit after this many invites were handled to their end (1-100000); default: run until SIGINT/SIGTERM.")
+    public var calls: Int?
+
+    /// Seconds allowed for signaling.
+    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and register (1-120).")
+    public var signalingTimeout: Int = 10
+
+    /// Extra trusted certificates for a wss:// edge.
+    @Option(name: .customLong("edge-ca-file"), help: "A PEM file of CA certificates to trust for a wss:// --edge-url besides the system's.")
+    public var edgeCAFile: String?
+
+    /// Print JSON lines instead of text.
+    @Flag(help: "Print one JSON object per line for each event; a call's outcome when it ends.")
+    public var json = false
+
+    /// Creates the command (ArgumentParser requirement).
+    public init() {}
+
+    /// Checks the arguments before running; each `ValidationError` names its rule.
+    public func validate() throws {
+        guard !edgeURL.isEmpty else { throw ValidationError("--edge-url must not be empty") }
+        guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
+        if let identity, identity.isEmpty { throw ValidationError("--identity must not be empty") }
+        if let calls, !(1...100_000).contains(calls) { throw ValidationError("--calls must be 1 to 100000, got \(calls)") }
+        guard (1...120).contains(signalingTimeout) else {
+            throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
+        }
+    }
+
+    /// Registers and handles invites until a signal, `--calls` or the end of the registration.
+    public func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let (stop, stopContinuation) = AsyncStream<Void>.makeStream()
+        let watcher = Task {
+            for await _ in signals {
+                stopContinuation.yield()
+                return
+            }
+        }
+        defer { watcher.cancel() }
+        let result = await listen(stop: stop) { line in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        } output: { line in
+            print(line)
+        }
+        if let error = result.error { throw CommandFailure(error) }
+    }
+
+    /// What a listening session did.
+    public struct Result: Sendable {
+        /// The outcomes of the calls accepted, in the order they ended.
+        public var outcomes: [CallOutcome]
+        /// The invites rejected (call sids).
+        public var rejected: [String]
+        /// The invites cancelled before they were answered (call sids).
+        public var cancelled: [String]
+        /// Why listening failed, if it did (the registration refused or lost).
+        public var error: PreflightError?
+    }
+
+    /// Registers and handles invites until `stop` yields, `--calls` invites were handled, or the
+    /// registration ends. `output` receives the event lines; the calls' callbacks and per-second
+    /// lines go to `progress` with `--json`, else to `output` too.
+    public func listen(
+        stop: AsyncStream<Void>, progress: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
+    ) async -> Result {
+        var result = Result(outcomes: [], rejected: [], cancelled: [])
+        let registration: Registration
+        do {
+            registration = try await Voice.register(options: RegistrationOptions(
+                accessToken: token, edgeURL: edgeURL, edgeTrustedCertificatesFile: edgeCAFile, signalingTimeout: .seconds(signalingTimeout)))
+        } catch {
+            result.error = error
+            return result
+        }
+        if let identity, registration.identity != identity {
+            await registration.unregister()
+            result.error = PreflightError(
+                code: .invalidArgument, message: "listen: the token registers \(registration.identity), not --identity \(identity)")
+            return result
+        }
+        emit(output, ListenEvent(event: "registered", identity: registration.identity), text: "registered as client:\(registration.identity) on \(edgeURL)")
+        let (inputs, continuation) = AsyncStream<ListenInput>.makeStream()
+        let events = registration.events()
+        let feeders = [
+            Task { for await event in events { continuation.yield(.registration(event)) } },
+            Task { for await _ in stop { continuation.yield(.stop) } },
+        ]
+        var active: Call?
+        var handled = 0
+        loop: for await input in inputs {
+            switch input {
+            case .registration(.callInvite(let invite)):
+                let busy = active != nil
+                let accepting = answer == .auto && !busy
+                emit(
+                    output, ListenEvent(event: accepting ? "accepting" : "rejecting", callSid: invite.callSid, from: invite.from, to: invite.to),
+                    text: "invite \(invite.callSid) from \(invite.from) to \(invite.to): \(accepting ? "accepting" : busy ? "rejecting (a call is up)" : "rejecting")")
+                guard accepting else {
+                    invite.reject()
+                    result.rejected.append(invite.callSid)
+                    handled += 1
+                    if let calls, handled >= calls {
+                        // `reject()` sends in the background: let it leave before the connection
+                        // closes (a closed registration would end the ringing as "no answer").
+                        try? await Task.sleep(for: .milliseconds(500))
+                        break loop
+                    }
+                    continue
+                }
+                let recorder = CallOutcomeRecorder(party: "callee", live: json ? progress : output)
+                let call = invite.accept(delegate: recorder)
+                recorder.follow(call)
+                active = call
+                Task {
+                    await call.ended()
+                    continuation.yield(.callEnded(await recorder.outcome(of: call)))
+                }
+            case .registration(.cancelledCallInvite(let cancelled, let error)):
+                emit(
+                    output, ListenEvent(event: "cancelled", callSid: cancelled.callSid, from: cancelled.from, to: cancelled.to, error: ReportError(error)),
+                    text: "invite \(cancelled.callSid) cancelled: error \(error.code.rawValue): \(error.message)")
+                result.cancelled.append(cancelled.callSid)
+                handled += 1
+                if let calls, handled >= calls { break loop }
+            case .registration(.unregistered(let error)):
+                emit(output, ListenEvent(event: "unregistered", error: error.map { ReportError($0) }),
+                     text: "unregistered\(error.map { ": error \($0.code.rawValue): \($0.message)" } ?? "")")
+                result.error = error
+                break loop
+            case .callEnded(let outcome):
+                active = nil
+                result.outcomes.append(outcome)
+                emit(output, ListenEvent(event: "ended", callSid: outcome.callSid, outcome: outcome), text: CallReportText.summary(outcome))
+                handled += 1
+                if let calls, handled >= calls { break loop }
+            case .stop:
+                break loop
+            }
+        }
+        active?.disconnect()
+        if let active { await active.ended() }
+        await registration.unregister()
+        for feeder in feeders { feeder.cancel() }
+        continuation.finish()
+        return result
+    }
+
+    /// What the listening loop reacts to.
+    private enum ListenInput: Sendable {
+        case registration(RegistrationEvent)
+        case callEnded(CallOutcome)
+        case stop
+    }
+
+    private func emit(_ output: @Sendable (String) -> Void, _ event: ListenEvent, text: String) {
+        output(json ? CallReportText.jsonLine(event) : text)
+    }
+}
+
+/// One line of `preflight listen --json`.
+struct ListenEvent: Encodable {
+    var event: String
+    var identity: String?
+    var callSid: String?
+    var from: String?
+    var to: String?
+    var error: ReportError?
+    var outcome: CallOutcome?
+}

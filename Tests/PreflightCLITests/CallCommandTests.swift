@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+@testable import PreflightCLI
+import PreflightCore
+import PreflightEdge
+import Synchronization
+import Testing
+
+/// `preflight call`, `listen` and `load --calls` end to end, on a local edge (in this process) or
+/// an edge process, loopback only.
+@Suite(.serialized) struct CallCommandTests {
+    static let connectedStates = ["connecting", "ringing", "connected", "disconnected"]
+    /// The connected row of the TVOCall tables, for caller and callee alike.
+    static let connectedCallbacks = ["callDidStartRinging", "callDidConnect", "call:didDisconnectWithError:"]
+
+    /// Runs `arguments` (a `call` command line) and returns its printed JSON, decoded, and the outcomes it returned.
+    static func call(_ arguments: [String]) async throws -> (printed: CallOutcomes, returned: CallOutcomes, progress: [String]) {
+        let command = try #require(try PreflightCommand.parseAsRoot(["call"] + arguments) as? CallCommand)
+        let output = Mutex("")
+        let progress = Mutex<[String]>([])
+        let returned = await command.execute(
+            progress: { line in progress.withLock { $0.append(line) } }, output: { text in output.withLock { $0 += text } })
+        let printed = try JSONDecoder().decode(CallOutcomes.self, from: Data(output.withLock { $0 }.utf8))
+        return (printed, returned, progress.withLock { $0 })
+    }
+
+    @Test func bothPartiesOnTheLocalEdgeReportTheConnectedRow() async throws {
+        let (outcomes, returned, progress) = try await Self.call(["--to", "client:bob", "--duration", "2", "--json"])
+        #expect(outcomes == returned)
+        #expect(outcomes.error == nil)
+        let callee = try #require(outcomes.callee)
+        for party in [outcomes.caller, callee] {
+            #expect(party.states == Self.connectedStates, "\(party.party)")
+            #expect(party.callbacks == Self.connectedCallbacks, "\(party.party)")
+            #expect(party.error == nil, "\(party.party)")
+            #expect(!party.samples.isEmpty, "\(party.party)")
+            #expect((party.samples.last?.packetsReceived ?? 0) > 0, "\(party.party)")
+            #expect(party.summary.sampleCount == party.samples.count)
+            #expect(party.summary.packetsReceived == party.samples.last?.packetsReceived)
+        }
+        #expect(outcomes.caller.party == "caller")
+        #expect(callee.party == "callee")
+        #expect(outcomes.caller.callSid != nil)
+        #expect(outcomes.caller.callSid == callee.callSid)
+        // The live lines went to progress (standard error), one per callback and per second.
+        #expect(progress.contains { $0.hasPrefix("caller callDidConnect") })
+        #expect(progress.contains { $0.hasPrefix("callee   1 s  rtt") })
+    }
+
+    @Test func theJSONHasTheDocumentedKeys() async throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["call", "--to", "echo", "--duration", "1", "--json"]) as? CallCommand)
+        let output = Mutex("")
+        _ = await command.execute(progress: { _ in }, output: { text in output.withLock { $0 += text } })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.withLock { $0 }.utf8)) as? [String: Any])
+        #expect(Set(object.keys) == ["caller", "callee"])
+        #expect(object["callee"] is NSNull)
+        let caller = try #require(object["caller"] as? [String: Any])
+        for key in ["states", "callbacks", "callSid", "error", "samples", "warnings", "summary"] {
+            #expect(caller.keys.contains(key), "\(key)")
+        }
+        #expect(caller["error"] is NSNull)
+        #expect((caller["states"] as? [String]) == Self.connectedStates)
+    }
+
+    @Test func aCallToNobodyFailsWithItsCode() async throws {
+        let (outcomes, _, _) = try await Self.call(["--to", "+15550100", "--duration", "1", "--json"])
+        let error = try #require(outcomes.error)
+        #expect(error.code == .calleeNotFound)
+        #expect(CommandFailure(error).description.hasPrefix("error \(PreflightError.Code.calleeNotFound.rawValue): "))
+        #expect(outcomes.caller.states == ["connecting", "disconnected"])
+        #expect(outcomes.caller.callbacks == ["call:didFailToConnectWithError:"])
+        #expect(outcomes.caller.samples.isEmpty)
+    }
+
+    @Test func theTextOutcomeNamesStatesCallbacksAndSummary() async throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["call", "--to", "client:bob", "--duration", "1"]) as? CallCommand)
+        let lines = Mutex<[String]>([])
+        let outcomes = await command.execute(progress: { _ in Issue.record("progress used without --json") }, output: { text in lines.withLock { $0.append(text) } })
+        #expect(outcomes.error == nil)
+        let text = lines.withLock { $0.joined(separator: "\n") }
+        #expect(text.contains("  States       connecting → ringing → connected → disconnected"))
+        #expect(text.contains("callee: call CA"))
+        #expect(text.contains("  MOS          mean"))
+    }
+
+    /// `listen` on a local edge answers a call placed by `call --edge-url`; `--calls 1` ends it.
+    @Test(arguments: [ListenCommand.Answer.auto, .reject])
+    func listenAnswersOrRejectsACall(answer: ListenCommand.Answer) async throws {
+        try await LocalEdge.withRunning { edge in
+            let calleeToken = try await edge.callToken(identity: "bob")
+            let callerToken = try await edge.callToken(identity: "alice", incomingAllow: false)
+            let listen = try #require(
+                try PreflightCommand.parseAsRoot([
+                    "listen", "--edge-url", edge.signalingURL, "--token", calleeToken, "--identity", "bob", "--answer", answer.rawValue,
+                    "--calls", "1",
+                ]) as? ListenCommand)
+            let (lines, linesContinuation) = AsyncStream<String>.makeStream()
+            let (stop, _) = AsyncStream<Void>.makeStream()
+            let listening = Task { await listen.listen(stop: stop, progress: { _ in }, output: { linesContinuation.yield($0) }) }
+            var registered = false
+            for await line in lines where line.hasPrefix("registered as client:bob") {
+                registered = true
+                break
+            }
+            #expect(registered)
+            let (outcomes, _, _) = try await Self.call([
+                "--to", "client:bob", "--edge-url", edge.signalingURL, "--token", callerToken, "--duration", "1", "--json",
+            ])
+            let result = await listening.value
+            #expect(result.error == nil)
+            switch answer {
+            case .auto:
+                #expect(outcomes.error == nil)
+                #expect(outcomes.caller.states == Self.connectedStates)
+                #expect(outcomes.callee == nil)
+                #expect(result.outcomes.count == 1)
+                #expect(result.outcomes.first?.states == Self.connectedStates)
+                #expect(result.outcomes.first?.callbacks == Self.connectedCallbacks)
+                #expect(result.outcomes.first?.callSid == outcomes.caller.callSid)
+            case .reject:
+                #expect(outcomes.error?.code == .callRejected)
+                #expect(result.rejected.count == 1)
+                #expect(result.outcomes.isEmpty)
+            }
+        }
+    }
+
+    /// The `preflight` executable that `swift test` builds beside the test bundle.
+    static var executable: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("preflight")
+    }
+
+    @Test func loadWithTwoCallsHoldsBoth() async throws {
+        var run = CallLoadRun(calls: 2, duration: .seconds(2))
+        run.executable = Self.executable
+        let result = try await run.run { _ in }
+        #expect(result.failures.isEmpty, "\(result.failures)")
+        #expect(result.connected == 2)
+        #expect(result.held == 2)
+        // Two calls, two directions, 50 packets a second for about 2 s.
+        #expect(result.packetsSent >= 4 * 50 * 2 * 9 / 10)
+        #expect(result.packetsReceived > result.packetsSent * 9 / 10)
+        #expect(result.latencies.count == result.packetsReceived)
+        #expect(result.latencies.allSatisfy { $0 >= 0 && $0 < 1000 })
+        #expect(result.description.contains("2 of 2 connected, 2 held to the end"))
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import PreflightCLI
+import Testing
+
+/// Each argument rule of `call`, `listen` and `load --calls`: the arguments that break it, and the
+/// message that names it.
+@Suite struct CallValidationRuleTests {
+    static let edge = ["--edge-url", "ws://127.0.0.1:9/signaling", "--token", "a.b.c"]
+
+    @Test(arguments: [
+        (["call", "--to", ""], "--to must not be empty"),
+        (["call", "--to", "client:"], "--to client: needs an identity, e.g. client:bob"),
+        (["call", "--to", "client:bob", "--duration", "0"], "--duration must be 1 to 3600 seconds, got 0"),
+        (["call", "--to", "client:bob", "--duration", "3601"], "--duration must be 1 to 3600 seconds, got 3601"),
+        (["call", "--to", "client:bob", "--signaling-timeout", "0"], "--signaling-timeout must be 1 to 120 seconds, got 0"),
+        (["call", "--to", "client:bob", "--token", "a.b.c"], "--edge-url and --token go together"),
+        (["call", "--to", "client:bob", "--edge-url", "ws://127.0.0.1:9/signaling"], "--edge-url and --token go together"),
+        (
+            ["call", "--to", "client:bob", "--answer-on-bridge"] + edge,
+            "--answer-on-bridge chooses the local edge's dial application; with --edge-url the token's grant chooses it"
+        ),
+        (["call", "--to", "client:bob", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// --edge-url; the local edge is ws:// on loopback"),
+        (
+            ["call", "--to", "client:bob", "--turn-username", "lab", "--turn-credential", "pass"],
+            "TURN credentials (--turn-username, --turn-secret-file) need a turn: or turns: --ice-server"
+        ),
+        (["call", "--to", "client:bob", "--ice-server", "turn:127.0.0.1:3478", "--turn-username", "lab"], "--turn-username and --turn-credential go together"),
+    ] as [([String], String)])
+    func callRefuses(arguments: [String], rule: String) {
+        #expect(ValidationRuleTests.rejection(arguments) == rule)
+    }
+
+    @Test(arguments: [
+        (["listen"] + edge + ["--calls", "0"], "--calls must be 1 to 100000, got 0"),
+        (["listen"] + edge + ["--identity", ""], "--identity must not be empty"),
+        (["listen", "--edge-url", "", "--token", "a.b.c"], "--edge-url must not be empty"),
+        (["listen", "--edge-url", "ws://127.0.0.1:9/signaling", "--token", ""], "--token must not be empty"),
+        (["listen"] + edge + ["--signaling-timeout", "121"], "--signaling-timeout must be 1 to 120 seconds, got 121"),
+        (["load", "--calls", "0"], "--calls must be 1 to 1000, got 0"),
+        (["load", "--calls", "1001"], "--calls must be 1 to 1000, got 1001"),
+        (["load", "--calls", "2", "--sessions", "2"], "give exactly one of --sessions (echo sessions) and --calls (two-party calls)"),
+        (["load"], "give exactly one of --sessions (echo sessions) and --calls (two-party calls)"),
+        (["load", "--calls", "2", "--duration", "0"], "--duration must be 1 to 120, got 0"),
+    ] as [([String], String)])
+    func listenAndLoadRefuse(arguments: [String], rule: String) {
+        #expect(ValidationRuleTests.rejection(arguments) == rule)
+    }
+
+    /// What ArgumentParser requires itself: `--to` for `call`, `--edge-url` and `--token` for
+    /// `listen` (an edge started by `listen` would have no callers), a known `--answer`.
+    @Test func requiredOptionsAreNamed() {
+        #expect(ValidationRuleTests.rejection(["call"])?.contains("--to") == true)
+        #expect(ValidationRuleTests.rejection(["listen", "--token", "a.b.c"])?.contains("--edge-url") == true)
+        #expect(ValidationRuleTests.rejection(["listen", "--edge-url", "ws://127.0.0.1:9/signaling"])?.contains("--token") == true)
+        #expect(ValidationRuleTests.rejection(["listen", "--answer", "maybe"] + Self.edge)?.contains("--answer") == true)
+    }
+
+    @Test func defaultsParse() throws {
+        let call = try #require(try PreflightCommand.parseAsRoot(["call", "--to", "client:bob"]) as? CallCommand)
+        #expect(call.duration == 10)
+        #expect(call.edgeURL == nil)
+        #expect(!call.json)
+        let listen = try #require(try PreflightCommand.parseAsRoot(["listen"] + Self.edge) as? ListenCommand)
+        #expect(listen.answer == .auto)
+        #expect(listen.calls == nil)
+        let load = try #require(try PreflightCommand.parseAsRoot(["load", "--calls", "3"]) as? LoadCommand)
+        #expect(load.calls == 3)
+        #expect(load.sessions == nil)
+    }
+}
