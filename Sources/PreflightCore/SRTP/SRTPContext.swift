@@ -98,6 +98,9 @@ public struct SRTPContext: Sendable {
     static func open(
         _ sealed: ArraySlice<UInt8>, key: SymmetricKey, iv: [UInt8], aad: [UInt8], context: StaticString
     ) throws(PreflightError) -> [UInt8] {
+        guard sealed.count >= rtpOverhead else {
+            throw PreflightError(code: .truncated, message: "\(context): truncated packet: no room for the 16-byte tag")
+        }
         let tagStart = sealed.endIndex &- rtpOverhead
         do {
             let box = try AES.GCM.SealedBox(

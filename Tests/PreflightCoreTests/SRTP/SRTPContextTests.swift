@@ -63,6 +63,16 @@ import Testing
         #expect(try context.unprotectRTP(Self.protected) == Self.plain)
     }
 
+    @Test func derivedKeysAndKeyingMaterialAgree() throws {
+        let material = SRTPKeyingMaterial.random()
+        var sender = SRTPContext(sessionKeys: try SRTPSessionKeys(deriving: material))
+        var receiver = try SRTPContext(keyingMaterial: try SRTPKeyingMaterial(base64: material.base64))
+        let plain = try Self.packet(sequenceNumber: 3)
+        #expect(try receiver.unprotectRTP(try sender.protectRTP(plain)) == plain)
+        let report = try RTCPCompoundPacket([.receiverReport(RTCPReceiverReport(ssrc: 9, reportBlocks: []))]).encoded()
+        #expect(try receiver.unprotectRTCP(try sender.protectRTCP(report)) == report)
+    }
+
     @Test func wrongKeyIsRefused() throws {
         var (sender, _) = try Self.pair()
         var (_, stranger) = try Self.pair()
