@@ -50,7 +50,13 @@ let package = Package(
         // measurement, the warnings engine. Re-exports PreflightModel.
         .target(
             name: "PreflightCore",
-            dependencies: ["PreflightModel", "CPreflightSHA1", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "PreflightModel",
+                "CPreflightSHA1",
+                .product(name: "Crypto", package: "swift-crypto"),
+                // Single-block AES (`AES.permute`) for the SRTP key derivation's AES-CM PRF.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         // SHA-1 compression (x86 SHA extensions or portable C) for STUN's HMAC-SHA1 hot path.

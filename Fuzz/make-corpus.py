@@ -175,10 +175,32 @@ TOKENS = [
     b"\x02" + b'{"alg":"none"}' + b"\n" + payload,
 ]
 
+# RFC 7714 §16.1.1 (SRTP) and §17.1, §17.3 (SRTCP): the harness uses the RFC's session key and salt,
+# so these authenticate; the plain packets cover the round-trip paths.
+SRTP = [hexbytes(v) for v in [
+    "8040f17b 8041f8d3 5501a0b2 47616c6c 69612065 7374206f 6d6e6973 20646976 69736120 696e2070 61727465 73207472 6573",
+    "8040f17b 8041f8d3 5501a0b2 f24de3a3 fb34de6c acba861c 9d7e4bca be633bd5 0d294e6f 42a5f47a 51c7d19b 36de3adf"
+    "8833899d 7f27beb1 6a9152cf 765ee439 0cce",
+    "81c8000d 4d617273 63e94885 dcdab67c a727d766 2f6b7e99 7ff5c0f7 6c06f32d c676a5f1 730d6fda 4ce09b46 86303ded"
+    "0bb9275b c84aa458 96cf4d2f c5abf872 45d9eade 800005d4",
+    "81c8000d 4d617273 4e545031 4e545032 52545020 0000042a 0000e930 4c756e61 deadbeef deadbeef deadbeef deadbeef"
+    "deadbeef 841dd968 3dd78ec9 2ae58790 125f62b3 000005d4",
+    # Sequence numbers around the wrap for the sender/receiver agreement path.
+    "fffa fffb fffc fffd fffe ffff 0000 0001 7fff 8000 0002 0001",
+]] + RTP
+
+# RFC 4733 §2.3 payloads as (timestamp, payload) records, and digit strings for the sender.
+TELEPHONE_EVENTS = [
+    hexbytes("000003e8 010a00a0 000003e8 010a0140 000003e8 018a0320 000003e8 018a0320 00000898 0b0a00a0 00000898 0b8a0320"),
+    hexbytes("0b8a0320"),
+    b"1w2", b"0123456789*#", b"12ww#", b"1x",
+]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
     "FuzzICECandidate": ICE_CANDIDATES, "FuzzReportJSON": REPORT, "FuzzAccessToken": TOKENS,
+    "FuzzSRTP": SRTP, "FuzzTelephoneEvent": TELEPHONE_EVENTS,
 }
 
 

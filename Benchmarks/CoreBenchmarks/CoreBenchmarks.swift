@@ -5,7 +5,7 @@ enum CoreBenchmarks {
     static var all: [Runner] {
         [
             rtpDecodeAndStatistics(owning: false), rtpDecodeAndStatistics(owning: true), stunRoundTrip(),
-            stunRoundTripOwning(), stunRoundTripUnpreparedKey(), stunIntegrityAlone(),
+            stunRoundTripOwning(), stunRoundTripUnpreparedKey(), stunIntegrityAlone(), srtpProtectAndUnprotect(),
         ]
     }
 

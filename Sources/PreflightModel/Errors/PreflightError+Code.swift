@@ -18,4 +18,13 @@ extension PreflightError.Code {
     /// 70005: an encoder was asked for something the format cannot carry (too many CSRCs,
     /// an extension element that is too long, a value out of range).
     public static let invalidArgument = Self(70005)
+    /// 70006: an SRTP or SRTCP packet failed its AEAD authentication: a changed header, payload
+    /// or tag, or a packet protected with another key (RFC 7714 §9.2).
+    public static let srtpAuthenticationFailed = Self(70006)
+    /// 70007: an SRTP or SRTCP packet was already received, or is older than the 64-packet replay
+    /// window (RFC 3711 §3.3.2).
+    public static let srtpReplayed = Self(70007)
+    /// 70008: an SRTP context was asked to protect or accept a stream (SSRC) beyond the most it
+    /// keeps state for, or a stream has used up its packet indexes and needs a new key.
+    public static let srtpStreamLimitReached = Self(70008)
 }

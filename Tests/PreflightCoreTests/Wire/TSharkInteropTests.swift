@@ -161,4 +161,49 @@ struct TSharkInteropTests {
         #expect(rows[2]["stun.att.error"] == "1")  // 401 = class 4, number 1
         #expect(rows[3]["stun.channel"] == "0x4001")
     }
+
+    /// The DTMF sender's packets, wrapped in RTP as a caller's stream would send them, decoded by
+    /// tshark's RFC 4733 dissector (bound to payload type 101 with Decode As).
+    @Test func telephoneEventsDecodeAsRTPEvents() throws {
+        let sender = try DTMFSender(digits: "1w#", startTime: 0, startTimestamp: 160_000)
+        var writer = PcapWriter()
+        for (index, packet) in sender.schedule.enumerated() {
+            let rtp = try RTPPacket(
+                marker: packet.marker, payloadType: packet.payloadType, sequenceNumber: UInt16(2000 + index),
+                timestamp: packet.timestamp, ssrc: 0x1122_3344, payload: packet.payload[...]
+            ).encoded()
+            writer.appendUDP(rtp, from: Self.client, port: 50000, to: Self.edge, port: Self.rtpPort)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-tshark-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("events.pcap")
+        try Data(writer.bytes).write(to: file)
+        let fields = [
+            "frame.protocols", "_ws.malformed", "rtp.marker", "rtp.p_type", "rtp.timestamp",
+            "rtpevent.event_id", "rtpevent.end_of_event", "rtpevent.volume", "rtpevent.duration",
+        ]
+        var arguments = [
+            "-r", file.path, "-n", "-d", "udp.port==\(Self.rtpPort),rtp", "-d", "rtp.pt==101,rtpevent",
+            "-T", "fields", "-E", "separator=\t",
+        ]
+        for name in fields { arguments += ["-e", name] }
+        let rows = try ExternalTool.run("tshark", arguments).split(separator: "\n").map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
+        try #require(rows.count == sender.schedule.count)
+        for (row, packet) in zip(rows, sender.schedule) {
+            try #require(row.count == fields.count, "\(row)")
+            #expect(row[0].hasSuffix(":udp:rtp:rtpevent"), "\(row)")
+            #expect(row[1].isEmpty, "\(row)")
+            #expect((row[2] == "1" || row[2] == "True") == packet.marker, "\(row)")
+            #expect(row[3] == "101")
+            #expect(row[4] == String(packet.timestamp))
+            #expect(row[5] == String(packet.event.event))
+            #expect((row[6] == "1" || row[6] == "True") == packet.event.isEnd, "\(row)")
+            #expect(row[7] == "10")
+            #expect(row[8] == String(packet.event.duration))
+        }
+        #expect(rows.map { $0[5] } == Array(repeating: "1", count: 8) + Array(repeating: "11", count: 8))
+    }
 }
