@@ -5,6 +5,12 @@ internal import PreflightNIO
 import Synchronization
 
 extension Call {
+    /// Whether the call's media is encrypted (SRTP, AEAD_AES_128_GCM): known once the edge
+    /// answered; `false` for plain RTP (``CallOptions/encryptsMedia`` off, or a test application).
+    public var isMediaEncrypted: Bool {
+        storage.withLock { $0.media }?.isEncrypted ?? false
+    }
+
     /// The call's statistics now, WebRTC-shaped: the audio sent (packets, bytes, what the edge
     /// reports lost, RTT, the edge's jitter, level) and received (packets, bytes, lost, jitter,
     /// level, MOS), and the selected candidate pair. `nil` unless the call is

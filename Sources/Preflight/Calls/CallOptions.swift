@@ -24,6 +24,10 @@ public struct CallOptions: Sendable {
     /// A PEM file of certificates to trust for TURN over TLS (`turns:`) besides the system's;
     /// `nil` by default.
     public var turnTrustedCertificatesFile: String?
+    /// Whether the call's media is encrypted (SRTP with AEAD_AES_128_GCM, RFC 7714; keys
+    /// exchanged over the signaling connection); `true` by default. A call the edge does not
+    /// encrypt (a test application's) runs on plain RTP.
+    public var encryptsMedia: Bool
     /// Receives the call's user-defined messages and what became of those it sent; `nil` by default.
     public var messageDelegate: (any CallMessageDelegate)?
 
@@ -37,8 +41,10 @@ public struct CallOptions: Sendable {
         mediaTimeout: Duration = .milliseconds(2500),
         consentTimeout: Duration = .seconds(30),
         turnTrustedCertificatesFile: String? = nil,
-        messageDelegate: (any CallMessageDelegate)? = nil
+        messageDelegate: (any CallMessageDelegate)? = nil,
+        encryptsMedia: Bool = true
     ) {
+        self.encryptsMedia = encryptsMedia
         self.messageDelegate = messageDelegate
         self.preferredAudioCodecs = preferredAudioCodecs
         self.iceServers = iceServers

@@ -55,11 +55,13 @@ extension CallRun {
             let parameters = ICEParameters(ufrag: local.ufrag, pwd: local.pwd, candidates: candidates)
             note(candidates: candidates, remote: false)
             note(.signalingState, "have-local-offer")
+            if options.encryptsMedia { srtpKey = SRTPKeyingMaterial.random() }
+            let key = srtpKey.map(SignalingMessage.SRTPKey.init)
             do throws(PreflightError) {
                 if call.role == .caller {
-                    try await signaling.send(.invite(.init(ice: parameters, codecs: options.preferredAudioCodecs, params: params)))
+                    try await signaling.send(.invite(.init(ice: parameters, codecs: options.preferredAudioCodecs, params: params, srtp: key)))
                 } else if let callSid {
-                    try await signaling.send(.accept(.init(callSid: callSid, ice: parameters, codecs: options.preferredAudioCodecs)))
+                    try await signaling.send(.accept(.init(callSid: callSid, ice: parameters, codecs: options.preferredAudioCodecs, srtp: key)))
                     callOpen = true
                 }
                 offered = true
@@ -105,6 +107,9 @@ extension CallRun {
             await flushInsights()
             if await hangUpIfPending() { return }
             do throws(PreflightError) {
+                if let srtpKey, let remote = answer.srtp {
+                    try media.encrypt(sending: srtpKey, receiving: try remote.material())
+                }
                 try ice.connect(remote: answer.ice)
             } catch {
                 await fail(error)

@@ -54,6 +54,8 @@ struct CallRun {
     var warnings = WarningsEngine()
     /// Insights events not yet sent.
     var insights: [InsightsEvent] = []
+    /// The key this device encrypts its media with, offered in the invite or accept.
+    var srtpKey: SRTPKeyingMaterial?
 
     /// Whether the run is over: the call ended and nothing is left to tell the edge.
     var isOver: Bool { call.isDisconnected && !hangupPending }

@@ -44,13 +44,49 @@ extension SignalingMessage {
         public var ice: ICEParameters
         /// Audio codecs by preference, e.g. `["PCMU"]`.
         public var codecs: [String]
+        /// The key the callee's media is encrypted with (SRTP), if it encrypts.
+        public var srtp: SRTPKey?
 
         /// Creates the body.
-        public init(callSid: String, ice: ICEParameters, codecs: [String]) {
+        public init(callSid: String, ice: ICEParameters, codecs: [String], srtp: SRTPKey? = nil) {
             self.callSid = callSid
             self.ice = ice
             self.codecs = codecs
+            self.srtp = srtp
         }
+    }
+
+    /// A sender's SRTP keying material, as RFC 4568's `inline` key carries it (SDES): the profile
+    /// and base64 of the master key ‖ master salt. It travels only on the signaling connection
+    /// (`wss` in deployments).
+    public struct SRTPKey: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The protection profile, `AEAD_AES_128_GCM`.
+        public var profile: String
+        /// Base64 of the 16-byte master key and the 12-byte master salt.
+        public var key: String
+
+        /// Creates the body.
+        public init(profile: String, key: String) {
+            self.profile = profile
+            self.key = key
+        }
+
+        /// The form of `material`.
+        public init(_ material: SRTPKeyingMaterial) {
+            self.init(profile: material.profile.rawValue, key: material.base64)
+        }
+
+        /// The keying material.
+        /// - Throws: 70002 for a profile other than AEAD_AES_128_GCM or a key of the wrong length.
+        public func material() throws(PreflightError) -> SRTPKeyingMaterial {
+            guard let profile = SRTPProfile(rawValue: profile) else {
+                throw PreflightError(code: .malformed, message: "srtp: unknown profile \(UntrustedText.quoted(profile)); AEAD_AES_128_GCM is spoken")
+            }
+            return try SRTPKeyingMaterial(base64: key, profile: profile)
+        }
+
+        /// Never the key itself.
+        public var description: String { "SRTPKey(\(profile), redacted)" }
     }
 }
 

@@ -130,12 +130,15 @@ public enum SignalingMessage: Sendable, Hashable {
         public var codecs: [String]
         /// Application parameters passed to the edge's application (like TwiML request parameters).
         public var params: [String: String]
+        /// The key the caller's media is encrypted with (SRTP), if it encrypts.
+        public var srtp: SRTPKey?
 
         /// Creates the body.
-        public init(ice: ICEParameters, codecs: [String], params: [String: String] = [:]) {
+        public init(ice: ICEParameters, codecs: [String], params: [String: String] = [:], srtp: SRTPKey? = nil) {
             self.ice = ice
             self.codecs = codecs
             self.params = params
+            self.srtp = srtp
         }
     }
 
@@ -151,14 +154,20 @@ public enum SignalingMessage: Sendable, Hashable {
         public var payloadType: UInt8
         /// The edge application the call was routed to (`"echo"`, `"record-playback"`), if the edge says.
         public var application: String?
+        /// The key the edge's media to this client is encrypted with; present when the offer had
+        /// one and the edge encrypts this call (calls between clients), else the media is plain RTP.
+        public var srtp: SRTPKey?
 
         /// Creates the body.
-        public init(callSid: String, ice: ICEParameters, codec: String, payloadType: UInt8, application: String? = nil) {
+        public init(
+            callSid: String, ice: ICEParameters, codec: String, payloadType: UInt8, application: String? = nil, srtp: SRTPKey? = nil
+        ) {
             self.callSid = callSid
             self.ice = ice
             self.codec = codec
             self.payloadType = payloadType
             self.application = application
+            self.srtp = srtp
         }
     }
 

@@ -30,7 +30,8 @@ extension MediaService {
         }
         let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
         let stream = (sequence: other.sequence, packets: other.packetsSent, octets: other.octetsSent)
-        guard let encoded = other.originate(
+        let outgoing = other.srtpOut
+        guard var encoded = other.originate(
             payload, payloadType: header.payloadType, marker: header.marker, at: now,
             timestamp: header.timestamp &+ partner.timestampOffset,
             headerExtension: MediaExtension.edgeExtension(sendMicroseconds: Self.microseconds(now)))
@@ -38,8 +39,17 @@ extension MediaService {
             state.counters.droppedMalformed += 1
             return .drop
         }
+        if var context = other.srtpOut {
+            guard let protected = try? context.protectRTP(encoded) else {
+                state.counters.droppedMalformed += 1
+                return .drop
+            }
+            encoded = protected
+            other.srtpOut = context
+        }
         guard verified.budget.spend(bytes: encoded.count) else {
             (other.sequence, other.packetsSent, other.octetsSent) = stream
+            other.srtpOut = outgoing
             state.sessions[partner.ufrag] = other
             state.counters.droppedOverBudget += 1
             return .drop

@@ -18,6 +18,8 @@ extension MediaService {
         /// RTP packets of a bridge leg whose other leg is not connected yet (ringing, or it
         /// has not nominated a pair): dropped.
         public var droppedUnbridged = 0
+        /// SRTP/SRTCP of an encrypted leg that did not authenticate or was replayed: dropped.
+        public var droppedUndecryptable = 0
         /// RTCP compound packets answered with a report.
         public var rtcpAnswered = 0
         /// Media from an address that has not passed a check: dropped.

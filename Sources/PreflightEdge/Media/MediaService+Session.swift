@@ -11,6 +11,9 @@ extension MediaService {
         /// A bridge leg's other leg once linked: its local ufrag and what to add to this leg's
         /// RTP timestamps for that leg's stream.
         var partner: (ufrag: String, timestampOffset: UInt32)?
+        /// An encrypted leg's contexts: the client's key (to decrypt) and the edge's (to encrypt).
+        var srtpIn: SRTPContext?
+        var srtpOut: SRTPContext?
         let ssrc: UInt32
         var sequence: UInt16
         var peer: SocketAddress?

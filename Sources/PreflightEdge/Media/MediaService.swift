@@ -58,11 +58,21 @@ public final class MediaService: Sendable {
 
     /// Accepts checks for one leg of a bridged call: its RTP goes to the other leg once
     /// ``link(_:_:)`` joined them (dropped before), its RTCP is answered as a test session's.
-    public func addBridgeLeg(_ credentials: ICELiteCredentials) {
+    /// - Parameter srtp: the leg's keys when its media is encrypted (SRTP, RFC 7714): what the
+    ///   client sends is decrypted with `receive` (and refused unless it authenticates), what the
+    ///   edge sends it is encrypted with `send`; `nil` for plain RTP.
+    /// - Throws: 70002 for keying material that cannot make a context.
+    public func addBridgeLeg(
+        _ credentials: ICELiteCredentials, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial)? = nil
+    ) throws(PreflightError) {
         let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
         var random = SystemRandomNumberGenerator()
-        let session = Session(
+        var session = Session(
             credentials: credentials, key: key, application: nil, ssrc: random.next(), sequence: random.next())
+        if let srtp {
+            session.srtpIn = try SRTPContext(keyingMaterial: srtp.receive)
+            session.srtpOut = try SRTPContext(keyingMaterial: srtp.send)
+        }
         state.withLock { $0.sessions[credentials.localUfrag] = session }
     }
 
@@ -142,6 +152,7 @@ public final class MediaService: Sendable {
     /// - Parameter time: seconds on a monotonic clock, for the rate limit and timestamps; the
     ///   service's own clock by default (tests pass their own).
     public func route(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> (ByteBuffer, SocketAddress)? {
+        var datagram = datagram
         let now = time ?? self.now
         let size = datagram.readableBytes
         let kind = datagram.withUnsafeReadableBytes { PacketKind.classify($0) }
@@ -161,6 +172,19 @@ public final class MediaService: Sendable {
                     state.counters.droppedUnverified += 1
                     return .drop
                 }
+                if var context = session.srtpIn {
+                    // An encrypted leg: only what authenticates, once, goes on (decrypted).
+                    let protected = Array(datagram.readableBytesView)
+                    do {
+                        let plain = kind == .rtp ? try context.unprotectRTP(protected) : try context.unprotectRTCP(protected)
+                        datagram = ByteBuffer(bytes: plain)
+                    } catch {
+                        state.counters.droppedUndecryptable += 1
+                        return .drop
+                    }
+                    session.srtpIn = context
+                    state.sessions[peer.ufrag] = session
+                }
                 if kind == .rtp, session.application == nil {
                     return datagram.withUnsafeReadableBytes { bytes in
                         forward(bytes, from: peer.ufrag, state: &state, at: now)
@@ -175,9 +199,17 @@ public final class MediaService: Sendable {
                         ? media(bytes, session: &session, state: &state, at: now, injected: time)
                         : control(bytes, session: &session, counters: &state.counters, at: now, injected: time)
                 }
-                guard let reply else {
+                guard var reply else {
                     state.sessions[peer.ufrag] = session
                     return .drop
+                }
+                if var context = session.srtpOut {
+                    guard let protected = try? (kind == .rtp ? context.protectRTP(reply) : context.protectRTCP(reply)) else {
+                        state.sessions[peer.ufrag] = session
+                        return .drop
+                    }
+                    reply = protected
+                    session.srtpOut = context
                 }
                 guard peer.budget.spend(bytes: reply.count) else {
                     // Not sent: the session's stream must not count the packet (no gap in its

@@ -102,11 +102,18 @@ extension SessionLoop {
             call.answered = true
             if call.ufrag == nil {
                 // answerOnBridge: the caller's media opens only now.
-                let (ufrag, ice) = openMedia(remoteUfrag: call.remoteUfrag, application: nil)
-                call.ufrag = ufrag
+                guard let leg = try? openLeg(remoteUfrag: call.remoteUfrag, srtp: call.srtp) else {
+                    let reason = "the caller's media could not open"
+                    await send(.hangup(.init(callSid: callSid, reason: reason, code: PreflightError.Code.connectionError.rawValue)))
+                    edge.calls.hangUp(callSid: callSid, by: sessionId, reason: reason, code: .connectionError)
+                    closeCall(call, timers: &timers)
+                    return
+                }
+                call.ufrag = leg.ufrag
                 await send(.answer(.init(
-                    callSid: callSid, ice: ice, codec: call.codec, payloadType: MuLaw.payloadType, application: "dial")))
-                edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: ufrag)
+                    callSid: callSid, ice: leg.ice, codec: call.codec, payloadType: MuLaw.payloadType, application: "dial",
+                    srtp: leg.srtp)))
+                edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: leg.ufrag)
             }
             phase = .inCall(call)
         case .message(let message):

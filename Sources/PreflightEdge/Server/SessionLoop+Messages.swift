@@ -83,7 +83,7 @@ extension SessionLoop {
             openLog(callSid: callSid, claims: claims, role: .caller)
             enter(.inCall(.init(
                 callSid: callSid, ufrag: ufrag, application: application, role: .caller, answered: true,
-                remoteUfrag: invite.ice.ufrag, codec: "PCMU", claims: claims)), timers: &timers)
+                remoteUfrag: invite.ice.ufrag, codec: "PCMU", srtp: nil, claims: claims)), timers: &timers)
             if application == .recordPlayback {
                 let inbox = inbox
                 let session = session
@@ -107,6 +107,7 @@ extension SessionLoop {
     ) async throws(PreflightError) {
         guard let party else { return }
         let codec = try session.validateOffer(ice: invite.ice, codecs: invite.codecs)
+        let srtp = try invite.srtp?.material()
         var random = SystemRandomNumberGenerator()
         let callSid = "CA" + SignalingSession.hex(&random, bytes: 16)
         var params = invite.params
@@ -115,11 +116,13 @@ extension SessionLoop {
         openLog(callSid: callSid, claims: claims, role: .caller)
         await send(.ringing(callSid: callSid))
         var call = SignalingSession.ActiveCall(
-            callSid: callSid, application: nil, role: .caller, remoteUfrag: invite.ice.ufrag, codec: codec, claims: claims)
+            callSid: callSid, application: nil, role: .caller, remoteUfrag: invite.ice.ufrag, codec: codec, srtp: srtp,
+            claims: claims)
         if !dial.answerOnBridge {
-            let (ufrag, ice) = openMedia(remoteUfrag: invite.ice.ufrag, application: nil)
+            let (ufrag, ice, key) = try openLeg(remoteUfrag: invite.ice.ufrag, srtp: srtp)
             call.ufrag = ufrag
-            await send(.answer(.init(callSid: callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial")))
+            await send(.answer(.init(
+                callSid: callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial", srtp: key)))
             edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: ufrag)
         }
         enter(.inCall(call), timers: &timers)
@@ -136,8 +139,10 @@ extension SessionLoop {
     /// late (cancelled, answered elsewhere, busy here) gets a `hangup` with 31000 and the session goes on.
     mutating func answerIncoming(_ accept: SignalingMessage.Accept, timers: inout TaskGroup<Void>) async -> SignalingSession.Disposition {
         let codec: String
+        let srtp: SRTPKeyingMaterial?
         do throws(PreflightError) {
             codec = try session.validateOffer(ice: accept.ice, codecs: accept.codecs)
+            srtp = try accept.srtp?.material()
         } catch {
             await fail(error, callSid: accept.callSid)
             return .end
@@ -152,12 +157,20 @@ extension SessionLoop {
             return .proceed
         }
         openLog(callSid: accept.callSid, claims: claims, role: .callee)
-        let (ufrag, ice) = openMedia(remoteUfrag: accept.ice.ufrag, application: nil)
-        await send(.answer(.init(callSid: accept.callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial")))
-        edge.calls.attachMedia(callSid: accept.callSid, sessionId: sessionId, ufrag: ufrag)
+        let leg: (ufrag: String, ice: ICEParameters, srtp: SignalingMessage.SRTPKey?)
+        do throws(PreflightError) {
+            leg = try openLeg(remoteUfrag: accept.ice.ufrag, srtp: srtp)
+        } catch {
+            edge.calls.hangUp(callSid: accept.callSid, by: sessionId, reason: "the callee's media could not open", code: .connectionError)
+            await fail(error, callSid: accept.callSid)
+            return .end
+        }
+        await send(.answer(.init(
+            callSid: accept.callSid, ice: leg.ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial", srtp: leg.srtp)))
+        edge.calls.attachMedia(callSid: accept.callSid, sessionId: sessionId, ufrag: leg.ufrag)
         enter(.inCall(.init(
-            callSid: accept.callSid, ufrag: ufrag, application: nil, role: .callee, answered: true,
-            remoteUfrag: accept.ice.ufrag, codec: codec, claims: claims)), timers: &timers)
+            callSid: accept.callSid, ufrag: leg.ufrag, application: nil, role: .callee, answered: true,
+            remoteUfrag: accept.ice.ufrag, codec: codec, srtp: srtp, claims: claims)), timers: &timers)
         logger.info("call answered", metadata: ["callSid": "\(accept.callSid)"])
         return .proceed
     }
@@ -218,8 +231,14 @@ extension SessionLoop {
         edge.callEvents.open(callSid: callSid, account: claims.sub, identity: claims.grants.identity ?? "", role: role)
     }
 
-    /// Opens a media session for the client's ICE ufrag: a test application's, or a bridge leg.
-    func openMedia(remoteUfrag: String, application: TestApplication?) -> (ufrag: String, ice: ICEParameters) {
-        session.openMedia(remoteUfrag: remoteUfrag, application: application)
+    /// Opens a bridge leg for the client's ICE ufrag, encrypted when the client offered a key
+    /// (the edge then makes its own for this leg): the edge's ICE parameters and SRTP key.
+    func openLeg(remoteUfrag: String, srtp offered: SRTPKeyingMaterial?) throws(PreflightError) -> (
+        ufrag: String, ice: ICEParameters, srtp: SignalingMessage.SRTPKey?
+    ) {
+        let sending = offered.map { _ in SRTPKeyingMaterial.random() }
+        let keys = offered.flatMap { receive in sending.map { (receive: receive, send: $0) } }
+        let (ufrag, ice) = try session.openMedia(remoteUfrag: remoteUfrag, application: nil, srtp: keys)
+        return (ufrag, ice, sending.map(SignalingMessage.SRTPKey.init))
     }
 }

@@ -16,13 +16,16 @@ extension SignalingSession {
 
     /// Opens a media session for a client's ICE ufrag: a test application's, or (`nil`) a leg of
     /// a bridged call. Returns the edge's side: ICE-lite credentials and its host candidate.
-    func openMedia(remoteUfrag: String, application: TestApplication?) -> (ufrag: String, ice: ICEParameters) {
+    /// - Parameter srtp: a bridge leg's keys when it is encrypted (the client's, the edge's).
+    func openMedia(
+        remoteUfrag: String, application: TestApplication?, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial)? = nil
+    ) throws(PreflightError) -> (ufrag: String, ice: ICEParameters) {
         let (ufrag, password) = ICEParameters.randomCredentials()
         let credentials = ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: remoteUfrag)
         if let application {
             edge.media.addSession(credentials, application: application)
         } else {
-            edge.media.addBridgeLeg(credentials)
+            try edge.media.addBridgeLeg(credentials, srtp: srtp)
         }
         let candidate = ICECandidate(
             foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
@@ -38,7 +41,7 @@ extension SignalingSession {
         let codec = try validateOffer(ice: invite.ice, codecs: invite.codecs)
         var random = SystemRandomNumberGenerator()
         let callSid = "CA" + Self.hex(&random, bytes: 16)
-        let (ufrag, ice) = openMedia(remoteUfrag: invite.ice.ufrag, application: application)
+        let (ufrag, ice) = try openMedia(remoteUfrag: invite.ice.ufrag, application: application)
         await send(.ringing(callSid: callSid))
         await send(.answer(.init(
             callSid: callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: application.rawValue)))

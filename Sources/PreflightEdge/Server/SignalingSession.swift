@@ -64,6 +64,8 @@ struct SignalingSession {
         /// The client's ICE ufrag and the codec chosen (for a caller's media opened late).
         let remoteUfrag: String
         let codec: String
+        /// The client's SRTP key, when it encrypts.
+        let srtp: SRTPKeyingMaterial?
         let claims: AccessTokenClaims
     }
 

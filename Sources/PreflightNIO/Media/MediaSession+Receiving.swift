@@ -10,7 +10,29 @@ extension MediaSession {
 
     /// An RTP or RTCP packet from the remote side, with its arrival time.
     public func receive(_ bytes: UnsafeRawBufferPointer, arrival: ContinuousClock.Instant) {
-        switch PacketKind.classify(bytes) {
+        let kind = PacketKind.classify(bytes)
+        guard kind == .rtp || kind == .rtcp else { return }
+        // Encrypted media: only what authenticates, once, is read (decrypted).
+        let plain = state.withLock { state -> [UInt8]?? in
+            guard var protection = state.protection else { return .some(nil) }
+            defer { state.protection = protection }
+            let packet = Array(bytes)
+            guard let plain = try? (kind == .rtp ? protection.receive.unprotectRTP(packet) : protection.receive.unprotectRTCP(packet)) else {
+                state.undecryptable += 1
+                return nil
+            }
+            return .some(plain)
+        }
+        guard case .some(let decrypted) = plain else { return }
+        if let decrypted {
+            decrypted.withUnsafeBytes { dispatch($0, kind: kind, arrival: arrival) }
+        } else {
+            dispatch(bytes, kind: kind, arrival: arrival)
+        }
+    }
+
+    private func dispatch(_ bytes: UnsafeRawBufferPointer, kind: PacketKind, arrival: ContinuousClock.Instant) {
+        switch kind {
         case .rtp: receiveRTP(bytes, arrival: arrival)
         case .rtcp: receiveRTCP(Array(bytes), arrival: arrival)
         default: return

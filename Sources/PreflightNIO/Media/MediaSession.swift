@@ -22,6 +22,15 @@ public final class MediaSession: Sendable {
         var meter = CallMeter()
         var echoRoundTrips = 0
         var sending = true
+        /// SRTP (RFC 7714) once ``encrypt(sending:receiving:)`` turned it on.
+        var protection: Protection?
+        /// Packets that did not authenticate or were replayed: dropped.
+        var undecryptable = 0
+    }
+
+    struct Protection: Sendable {
+        var send: SRTPContext
+        var receive: SRTPContext
     }
 
     /// Creates a session.
@@ -47,6 +56,29 @@ public final class MediaSession: Sendable {
     /// The statistics so far.
     public var meter: CallMeter { state.withLock { $0.meter } }
 
+    /// Encrypts what the session sends with `sending` and accepts only what authenticates with
+    /// `receiving` from now on (SRTP and SRTCP, AEAD_AES_128_GCM): call it before media flows.
+    /// - Throws: 70002 for keying material that makes no context.
+    public func encrypt(sending: SRTPKeyingMaterial, receiving: SRTPKeyingMaterial) throws(PreflightError) {
+        let protection = Protection(send: try SRTPContext(keyingMaterial: sending), receive: try SRTPContext(keyingMaterial: receiving))
+        state.withLock { $0.protection = protection }
+    }
+
+    /// Whether media is encrypted.
+    public var isEncrypted: Bool { state.withLock { $0.protection != nil } }
+
+    /// Received packets dropped because they did not authenticate (SRTP) or were replayed.
+    public var undecryptablePackets: Int { state.withLock { $0.undecryptable } }
+
+    /// `packet` as it goes on the wire: encrypted when SRTP is on; `nil` when it cannot be.
+    func protect(_ packet: [UInt8], rtcp: Bool) -> [UInt8]? {
+        state.withLock { state in
+            guard var protection = state.protection else { return packet }
+            defer { state.protection = protection }
+            return try? (rtcp ? protection.send.protectRTCP(packet) : protection.send.protectRTP(packet))
+        }
+    }
+
     /// Sends `source`'s frames on their schedule until it ends, ``stopSending()`` is called, or
     /// the task is cancelled. The schedule is absolute: a late wake-up does not shift later frames.
     public func send(_ source: some MediaSource) async {
@@ -65,7 +97,7 @@ public final class MediaSession: Sendable {
                     sequenceNumber: sequence, timestamp: timestamp, ssrc: configuration.ssrc,
                     headerExtension: MediaExtension.clientExtension(sendMicroseconds: sendTime), payload: payload[...])
                 sequence &+= 1
-                guard let bytes = try? packet.encoded(), transmit(bytes) else { continue }
+                guard let plain = try? packet.encoded(), let bytes = protect(plain, rtcp: false), transmit(bytes) else { continue }
                 state.withLock { $0.meter.recordSent(bytes: bytes.count, audioLevel: frame.audioLevel) }
             }
             timestamp &+= frame.timestampIncrement
@@ -100,7 +132,7 @@ public final class MediaSession: Sendable {
         let compound = RTCPCompoundPacket([
             .senderReport(report), .sourceDescription(.cname(configuration.cname, ssrc: configuration.ssrc)),
         ])
-        if let bytes = try? compound.encoded() { _ = transmit(bytes) }
+        if let plain = try? compound.encoded(), let bytes = protect(plain, rtcp: true) { _ = transmit(bytes) }
     }
 
     /// Closes the interval since the last sample and returns its figures, stamped `at`.

@@ -163,6 +163,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(1500))
             #expect((caller.latestSample?.packetsReceived ?? 0) > 20)
             #expect((callee.latestSample?.packetsReceived ?? 0) > 20)
+            // SRTP by default between clients.
+            #expect(caller.isMediaEncrypted && callee.isMediaEncrypted)
             // getStats: WebRTC-shaped, both directions, while connected only.
             for party in [caller, callee] {
                 let stats = try #require(party.getStats())
@@ -285,6 +287,8 @@ import Testing
             let sample = try #require(call.latestSample)
             #expect(sample.packetsReceived > 20)
             #expect(sample.audioOutputLevel > 1000)
+            // The edge does not encrypt a test application's call: plain RTP.
+            #expect(!call.isMediaEncrypted)
             call.disconnect()
             #expect(await call.ended() == nil)
             await recorder.wait(for: 3)
@@ -299,6 +303,32 @@ import Testing
                 _ = try await Voice.register(options: RegistrationOptions(accessToken: token, edgeURL: harness.edge.signalingURL))
             }
             #expect(error?.code == .invalidAccessTokenGrants)
+        }
+    }
+}
+
+/// Media encryption is on by default for calls between clients and can be turned off per party.
+@Suite(.serialized) struct CallEncryptionTests {
+    @Test(arguments: [(true, true), (true, false), (false, true)])
+    func eachLegIsEncryptedWhenItsPartyAsks(caller callerEncrypts: Bool, callee calleeEncrypts: Bool) async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let caller = try await harness.connect(to: "client:bob", callOptions: CallOptions(encryptsMedia: callerEncrypts))
+            let callee = try #require(await next(invites)?.invite).accept(
+                options: AcceptOptions(callOptions: CallOptions(encryptsMedia: calleeEncrypts)))
+            #expect(await caller.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(caller.isMediaEncrypted == callerEncrypts)
+            #expect(callee.isMediaEncrypted == calleeEncrypts)
+            // Audio flows both ways whatever each leg does: the edge decrypts and re-encrypts per leg.
+            #expect((caller.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) > 40)
+            #expect((callee.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) > 40)
+            #expect((caller.latestSample?.audioOutputLevel ?? 0) >= 0)
+            caller.disconnect()
+            #expect(await callee.ended() == nil)
+            await bob.unregister()
         }
     }
 }
