@@ -44,6 +44,26 @@ def call_metrics(outcome: dict) -> dict:
             "loss_up": loss(ups), "loss_down": loss(downs)}
 
 
+def windowed_truth(client: list, edge_side: list, outcome: dict) -> T.FlowTruth:
+    """The truth of the packets the caller's last sample covers. A call's media runs on after its
+    last sample (until both parties have hung up), unlike a preflight test's, which drains
+    first: so the downlink counts the packets the edge sent from the first one the caller got
+    until one one-way delay (25 ms at most here) before the last sample, and the uplink those
+    the caller sent until one second before it (the edge's RTCP report that sample shows
+    answered the previous second's sender report)."""
+    samples = outcome.get("samples") or []
+    last_ns = int(float(samples[-1]["timestamp"]) * 1e6) if samples else 2**63
+    up_tx = [d for d in T.select(client, CLIENT_IP, EDGE_IP, T.is_pcmu_rtp) if d.time_ns <= last_ns - 1_000_000_000]
+    down_rx = T.select(client, EDGE_IP, CLIENT_IP, T.is_pcmu_rtp)
+    first_heard = {d.key for d in down_rx}
+    down_tx = T.select(edge_side, EDGE_IP, CLIENT_IP, T.is_pcmu_rtp)
+    start = next((i for i, d in enumerate(down_tx) if d.key in first_heard), 0)
+    down_tx = [d for d in down_tx[start:] if d.time_ns <= last_ns - 25_000_000]
+    return T.FlowTruth(
+        T.direction_truth(up_tx, T.select(edge_side, CLIENT_IP, EDGE_IP, T.is_pcmu_rtp)),
+        T.direction_truth(down_tx, down_rx))
+
+
 def evaluate(name: str, truth: dict, got: dict, up: DirectionSpec, down: DirectionSpec) -> list[Check]:
     checks = []
 
@@ -106,9 +126,7 @@ def main(duration: int = 20, out: Path | None = None) -> int:
                 raise LabError(f"the call failed: {result.stderr.strip().splitlines()[-1:]}")
             outcome = json.loads(result.stdout)["caller"]
             client, edge_side = read_udp(captures["client"]), read_udp(captures["edge"])
-            flow = T.FlowTruth(
-                T.direction_truth(T.select(client, CLIENT_IP, EDGE_IP, T.is_pcmu_rtp), T.select(edge_side, CLIENT_IP, EDGE_IP, T.is_pcmu_rtp)),
-                T.direction_truth(T.select(edge_side, EDGE_IP, CLIENT_IP, T.is_pcmu_rtp), T.select(client, EDGE_IP, CLIENT_IP, T.is_pcmu_rtp)))
+            flow = windowed_truth(client, edge_side, outcome)
     except LabError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
