@@ -184,7 +184,7 @@ public final class Call: Sendable {
                 case .reconnected: delegate.callDidReconnect(self)
                 case .qualityWarnings(let current, let previous):
                     delegate.call(self, didReceiveQualityWarnings: current, previousWarnings: previous)
-                case .sample, .messageReceived, .messageSent, .messageFailed: break
+                case .sample, .messageReceived, .messageSent, .messageFailed, .digitReceived: break
                 }
             }
         }

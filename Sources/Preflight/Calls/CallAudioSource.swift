@@ -3,21 +3,52 @@ internal import PreflightNIO
 import Synchronization
 
 /// A call's audio: the test tone in G.711 μ-law, 20 ms a packet, or silent frames (μ-law 0xFF,
-/// level 0) while the call is muted or on hold, as the reference's media engine does. The
-/// switch is shared with the call's run, which flips it.
+/// level 0) while the call is muted or on hold, as the reference's media engine does; and the
+/// digits of ``Call/sendDigits(_:)`` as RFC 4733 telephone events in the same RTP stream, in
+/// place of the audio frames while an event plays (RFC 4733 §2.5.1.1). The switch is shared with
+/// the call, which flips it and queues the digits.
 struct CallAudioSource: MediaSource {
-    /// Whether silent frames are sent now.
+    /// Whether silent frames are sent now, and the digit strings waiting to be played.
     final class Switch: Sendable {
         let silent = Atomic(false)
+        let digits = Mutex<[String]>([])
     }
 
     var payloadType: UInt8 { MuLaw.payloadType }
     let switchboard: Switch
     var tone = AudioTestSource()
+    /// Frames produced so far: the source's clock (20 ms a frame) and RTP timestamp (160 a frame).
+    var frameIndex = 0
+    var sender: DTMFSender?
+    /// Event packets due but not sent yet (one goes out per frame).
+    var due: [DTMFSender.Packet] = []
     static let silence = [UInt8](repeating: 0xFF, count: 160)
 
     mutating func nextFrame() -> MediaFrame? {
         guard let frame = tone.nextFrame() else { return nil }
+        defer { frameIndex += 1 }
+        let now = Double(frameIndex) * 0.02
+        let timestamp = UInt32(truncatingIfNeeded: frameIndex &* 160)
+        if sender == nil, let digits = switchboard.digits.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            // Validated by `sendDigits`; a string that fails here plays nothing.
+            sender = try? DTMFSender(digits: digits, startTime: now, startTimestamp: timestamp)
+        }
+        if var playing = sender {
+            due += playing.poll(now: now)
+            let inEvent = playing.isEventInProgress(at: now)
+            sender = playing.isFinished && due.isEmpty && now >= playing.endTime ? nil : playing
+            if !due.isEmpty {
+                let packet = due.removeFirst()
+                return MediaFrame(
+                    payloads: [packet.payload], timestampIncrement: frame.timestampIncrement, interval: frame.interval,
+                    marksLastPacket: packet.marker, audioLevel: 0, payloadType: packet.payloadType,
+                    timestampLag: timestamp &- packet.timestamp)
+            }
+            if inEvent {
+                // Within an event with no packet due: no audio either.
+                return MediaFrame(payloads: [], timestampIncrement: frame.timestampIncrement, interval: frame.interval)
+            }
+        }
         guard switchboard.silent.load(ordering: .relaxed) else { return frame }
         return MediaFrame(
             payloads: [Self.silence], timestampIncrement: frame.timestampIncrement, interval: frame.interval,

@@ -25,6 +25,9 @@ public enum CallEvent: Sendable {
     /// The message with this id was not delivered: 31209 over 10 KB, 31210 not a
     /// user-defined message, 31211 not connected, 70107 more than 10 in a minute.
     case messageFailed(id: String, error: PreflightError)
+    /// The other party sent a DTMF digit (`0`–`9`, `*`, `#`) with ``Call/sendDigits(_:)``,
+    /// received as an RFC 4733 telephone event.
+    case digitReceived(Character)
     /// A one-second stats sample of the call (the preflight test's ``StatsSample``), for live
     /// displays; not a Twilio callback.
     case sample(StatsSample)

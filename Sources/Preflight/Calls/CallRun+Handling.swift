@@ -43,6 +43,8 @@ extension CallRun {
             await flushInsights()
         case .hangupDeadline:
             hangupPending = false
+        case .digit(let digit):
+            call.emit(.digitReceived(digit))
         }
     }
 

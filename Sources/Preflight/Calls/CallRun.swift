@@ -29,6 +29,8 @@ struct CallRun {
         case sampleTick
         case user(UserAction)
         case hangupDeadline
+        /// The other party sent a DTMF digit.
+        case digit(Character)
     }
 
     enum UserAction: Sendable {
@@ -78,7 +80,10 @@ extension CallRun {
             origin: origin, logger: logger, events: { inputs.yield(.ice($0)) })
         let media = MediaSession(
             configuration: MediaSessionConfiguration(cname: "preflight-\(ice.withAgent { $0.localUfrag })"),
-            origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) })
+            origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) },
+            telephoneEvents: { report in
+                if case .started = report, let digit = report.character { inputs.yield(.digit(digit)) }
+            })
         return (ice, media)
     }
 

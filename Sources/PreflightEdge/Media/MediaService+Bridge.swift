@@ -21,6 +21,14 @@ extension MediaService {
             rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
             arrival: now, clockRate: sendTime == nil ? MuLaw.clockRate : MediaExtension.sendTimeClockRate)
         if session.firstMediaTime == nil { session.firstMediaTime = now }
+        if header.payloadType == TelephoneEvent.defaultPayloadType {
+            // Digits pass through like audio; the edge notes them for its log.
+            let payload = ArraySlice(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
+            for report in (try? session.dtmf.receive(timestamp: header.timestamp, payload: payload)) ?? [] {
+                if case .started = report, let digit = report.character, session.digits.count < 256 { session.digits.append(digit) }
+            }
+            state.counters.telephoneEventsReceived += 1
+        }
         state.sessions[ufrag] = session
         guard let partner = session.partner, var other = state.sessions[partner.ufrag], let address = other.peer,
             var verified = state.verified[address], verified.ufrag == partner.ufrag

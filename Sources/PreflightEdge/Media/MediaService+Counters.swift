@@ -13,6 +13,8 @@ extension MediaService {
         public var packetsRecorded = 0
         /// RTP packets played back by record-playback sessions.
         public var packetsPlayedBack = 0
+        /// RFC 4733 telephone-event packets received on bridge legs.
+        public var telephoneEventsReceived = 0
         /// RTP packets forwarded from one leg of a bridged call to the other.
         public var packetsBridged = 0
         /// RTP packets of a bridge leg whose other leg is not connected yet (ringing, or it

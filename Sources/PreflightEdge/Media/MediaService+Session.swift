@@ -14,6 +14,9 @@ extension MediaService {
         /// An encrypted leg's contexts: the client's key (to decrypt) and the edge's (to encrypt).
         var srtpIn: SRTPContext?
         var srtpOut: SRTPContext?
+        /// A bridge leg's RFC 4733 events: the receiver, and the digits the client sent (at most 256).
+        var dtmf = DTMFReceiver()
+        var digits = ""
         let ssrc: UInt32
         var sequence: UInt16
         var peer: SocketAddress?

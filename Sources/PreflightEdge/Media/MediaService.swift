@@ -98,6 +98,11 @@ public final class MediaService: Sendable {
         }
     }
 
+    /// The DTMF digits a bridge leg's client sent so far (at most 256).
+    public func digits(localUfrag: String) -> String {
+        state.withLock { $0.sessions[localUfrag]?.digits ?? "" }
+    }
+
     /// Forgets a session and the addresses verified for it.
     public func removeSession(localUfrag: String) {
         state.withLock { state in

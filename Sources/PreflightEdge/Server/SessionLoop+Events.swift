@@ -128,7 +128,13 @@ extension SessionLoop {
 
     /// A call between clients ended here: its media closes and the session is ready again.
     mutating func closeCall(_ call: SignalingSession.ActiveCall, timers: inout TaskGroup<Void>) {
-        if let ufrag = call.ufrag { edge.media.removeSession(localUfrag: ufrag) }
+        if let ufrag = call.ufrag {
+            let digits = edge.media.digits(localUfrag: ufrag)
+            if !digits.isEmpty {
+                logger.info("call digits", metadata: ["callSid": "\(call.callSid)", "role": "\(call.role.rawValue)", "digits": "\(digits)"])
+            }
+            edge.media.removeSession(localUfrag: ufrag)
+        }
         enter(.ready(call.claims), timers: &timers)
     }
 }

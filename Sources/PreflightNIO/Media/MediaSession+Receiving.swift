@@ -54,6 +54,12 @@ extension MediaSession {
             senderTime = UInt32(truncatingIfNeeded: edgeSend)
             clockRate = MediaExtension.sendTimeClockRate
         }
+        if header.payloadType == TelephoneEvent.defaultPayloadType, let handler = telephoneEvents {
+            let reports = state.withLock { state in
+                (try? state.dtmf.receive(timestamp: header.timestamp, payload: ArraySlice(payload))) ?? []
+            }
+            for report in reports { handler(report) }
+        }
         state.withLock { state in
             if let echo {
                 let roundTrip = Double(arrivalMicroseconds) - Double(echo.clientSendMicroseconds) - Double(echo.holdMicroseconds)

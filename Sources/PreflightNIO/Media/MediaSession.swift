@@ -16,6 +16,7 @@ public final class MediaSession: Sendable {
     /// Wall-clock milliseconds since the Unix epoch at ``origin``.
     public let wallClockOrigin: Double
     let transmit: @Sendable ([UInt8]) -> Bool
+    let telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)?
     let state: Mutex<State>
 
     struct State: Sendable {
@@ -26,6 +27,8 @@ public final class MediaSession: Sendable {
         var protection: Protection?
         /// Packets that did not authenticate or were replayed: dropped.
         var undecryptable = 0
+        /// RFC 4733 telephone events received (payload type 101).
+        var dtmf = DTMFReceiver()
     }
 
     struct Protection: Sendable {
@@ -40,14 +43,17 @@ public final class MediaSession: Sendable {
     ///   - wallClockOrigin: wall-clock milliseconds since the Unix epoch at `origin`.
     ///   - transmit: sends one RTP or RTCP packet on the current route; `false` when there is none
     ///     (the packet is dropped and not counted as sent).
+    ///   - telephoneEvents: receives each RFC 4733 event (DTMF digit) the remote side sends, once
+    ///     as it starts and once as it ends; `nil` to ignore them.
     public init(
         configuration: MediaSessionConfiguration, origin: ContinuousClock.Instant, wallClockOrigin: Double,
-        transmit: @escaping @Sendable ([UInt8]) -> Bool
+        transmit: @escaping @Sendable ([UInt8]) -> Bool, telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.origin = origin
         self.wallClockOrigin = wallClockOrigin
         self.transmit = transmit
+        self.telephoneEvents = telephoneEvents
         var meter = CallMeter()
         meter.countsReorderedAsLost = configuration.countsReorderedAsLost
         state = Mutex(State(meter: meter))
@@ -93,8 +99,8 @@ public final class MediaSession: Sendable {
             let sendTime = microseconds(clock.now)
             for (index, payload) in frame.payloads.enumerated() {
                 let packet = RTPPacket(
-                    marker: frame.marksLastPacket && index == frame.payloads.count - 1, payloadType: source.payloadType,
-                    sequenceNumber: sequence, timestamp: timestamp, ssrc: configuration.ssrc,
+                    marker: frame.marksLastPacket && index == frame.payloads.count - 1, payloadType: frame.payloadType ?? source.payloadType,
+                    sequenceNumber: sequence, timestamp: timestamp &- frame.timestampLag, ssrc: configuration.ssrc,
                     headerExtension: MediaExtension.clientExtension(sendMicroseconds: sendTime), payload: payload[...])
                 sequence &+= 1
                 guard let plain = try? packet.encoded(), let bytes = protect(plain, rtcp: false), transmit(bytes) else { continue }

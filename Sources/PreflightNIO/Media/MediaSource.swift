@@ -22,13 +22,24 @@ public struct MediaFrame: Sendable {
     public var marksLastPacket: Bool
     /// The frame's audio level, 0…32767 (0 for video and probes).
     public var audioLevel: Int
+    /// The payload type of this frame's packets when it is not the source's (an RFC 4733
+    /// telephone event among audio frames); `nil` by default.
+    public var payloadType: UInt8?
+    /// How far before the stream's current timestamp this frame's packets are stamped: a
+    /// telephone event's packets all carry the event's start (RFC 4733 §2.5.1.2); 0 by default.
+    public var timestampLag: UInt32
 
     /// Creates a frame.
-    public init(payloads: [[UInt8]], timestampIncrement: UInt32, interval: Duration, marksLastPacket: Bool = false, audioLevel: Int = 0) {
+    public init(
+        payloads: [[UInt8]], timestampIncrement: UInt32, interval: Duration, marksLastPacket: Bool = false, audioLevel: Int = 0,
+        payloadType: UInt8? = nil, timestampLag: UInt32 = 0
+    ) {
         self.payloads = payloads
         self.timestampIncrement = timestampIncrement
         self.interval = interval
         self.marksLastPacket = marksLastPacket
         self.audioLevel = audioLevel
+        self.payloadType = payloadType
+        self.timestampLag = timestampLag
     }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import Preflight
+import PreflightEdge
+import Synchronization
+import Testing
+
+/// sendDigits: RFC 4733 telephone events in the audio stream, through the edge's bridge (over
+/// SRTP), received by the other party as digits.
+@Suite(.serialized) struct CallDigitTests {
+    @Test func digitsReachTheOtherPartyInOrderWithTheirPauses() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let alice = try await harness.connect(to: "client:bob")
+            let callee = try #require(await next(invites)?.invite).accept()
+            #expect(await alice.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+            #expect(alice.isMediaEncrypted)
+            let events = callee.events()
+            let received = Mutex<[(Character, ContinuousClock.Instant)]>([])
+            let listener = Task {
+                for await event in events {
+                    if case .digitReceived(let digit) = event {
+                        let count = received.withLock { $0.append((digit, .now)); return $0.count }
+                        if count == 4 { return }
+                    }
+                }
+            }
+            try alice.sendDigits("12w#*")
+            let deadline = ContinuousClock.now + .seconds(5)
+            while received.withLock({ $0.count }) < 4, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            listener.cancel()
+            let digits = received.withLock { $0 }
+            #expect(String(digits.map(\.0)) == "12#*")
+            if digits.count == 4 {
+                // 150 ms from one digit's start to the next; the `w` adds 500 ms.
+                let step = digits[1].1 - digits[0].1
+                let paused = digits[2].1 - digits[1].1
+                #expect(step > .milliseconds(100) && step < .milliseconds(250), "\(step)")
+                #expect(paused > .milliseconds(550) && paused < .milliseconds(800), "\(paused)")
+            }
+            // The audio went on around the digits: no loss counted for the event packets.
+            #expect(callee.getStats()?.remoteAudioTrackStats.first?.packetsLost == 0)
+            alice.disconnect()
+            #expect(await callee.ended() == nil)
+            await bob.unregister()
+        }
+    }
+
+    @Test func digitsOutsideTheSetAreRefusedAndNothingPlaysUnlessConnected() async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let alice = try await harness.connect(to: "client:bob", answerOnBridge: true)
+            _ = try #require(await next(invites)?.invite)
+            #expect(await alice.wait(for: .ringing))
+            let error = #expect(throws: PreflightError.self) { try alice.sendDigits("12a") }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message.contains("\"a\"") == true)
+            #expect(throws: PreflightError.self) { try alice.sendDigits(String(repeating: "1", count: 257)) }
+            // Valid, but ringing: no effect, no error.
+            try alice.sendDigits("1")
+            alice.disconnect()
+            await bob.unregister()
+        }
+    }
+}
