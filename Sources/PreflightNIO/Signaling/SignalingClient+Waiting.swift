@@ -9,6 +9,8 @@ extension SignalingClient {
         switch message {
         case .welcome:
             if resolve(.welcome, .success(message)) { return }
+            keepEarly(.welcome, message)
+            return
         case .answer:
             if resolve(.answer, .success(message)) { return }
         case .resumed(let body):
@@ -16,16 +18,27 @@ extension SignalingClient {
                 state.withLock { $0.resume?.resumeToken = token }
             }
             if resolve(.resumed, .success(message)) { return }
+            keepEarly(.resumed, message)
+            return
         case .registered:
             if resolve(.registered, .success(message)) { return }
+            keepEarly(.registered, message)
+            return
         case .error(let info):
             let error = info.preflightError
-            _ = resolve(.resumed, .failure(error)) || resolve(.welcome, .failure(error)) || resolve(.answer, .failure(error))
+            let claimed = resolve(.resumed, .failure(error)) || resolve(.welcome, .failure(error)) || resolve(.answer, .failure(error))
                 || resolve(.registered, .failure(error))
+            if !claimed { state.withLock { $0.refusal = error } }
         default:
             break
         }
         eventContinuation.yield(.message(message))
+    }
+
+    /// Keeps a response no request waits for yet (welcome, registered, resumed come only in
+    /// answer to this client's own requests): the wait that follows takes it.
+    private func keepEarly(_ awaited: Awaited, _ message: SignalingMessage) {
+        state.withLock { $0.early[awaited] = message }
     }
 
     /// Resumes the request waiting for `awaited`; `false` when none waits.
@@ -53,6 +66,8 @@ extension SignalingClient {
                     if Task.isCancelled {
                         return .failure(PreflightError(code: .cancelled, message: "signaling: cancelled"))
                     }
+                    if let early = state.early.removeValue(forKey: awaited) { return .success(early) }
+                    if awaited != .open, let refusal = state.refusal { return .failure(refusal) }
                     if case .some(let error) = state.ended {
                         return .failure(error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection was closed"))
                     }

@@ -47,6 +47,11 @@ public final class SignalingClient: Sendable {
         /// From the welcome: what a new connection needs to resume the session.
         var resume: SignalingMessage.Resume?
         var closing = false
+        /// A response that came before its request began waiting (the edge answered faster than
+        /// the request registered): the wait takes it at once.
+        var early: [Awaited: SignalingMessage] = [:]
+        /// The edge's error when no request waited for it: the next wait fails with it.
+        var refusal: PreflightError?
     }
 
     /// Creates a client; nothing happens until ``run()``.

@@ -1,0 +1,30 @@
+import Logging
+import PreflightCore
+@testable import PreflightNIO
+import Testing
+
+/// A response that arrives before its request began waiting is not lost: the wait takes it (the
+/// edge on loopback can answer `register` before `register()` registers its wait).
+@Suite struct SignalingClientEarlyResponseTests {
+    static func client() -> SignalingClient {
+        SignalingClient(
+            configuration: SignalingClientConfiguration(url: "ws://127.0.0.1:9/signaling", accessToken: "x"),
+            logger: Logger(label: "test"))
+    }
+
+    @Test func anEarlyResponseIsTakenByTheWaitThatFollows() async throws {
+        let client = Self.client()
+        client.route(.registered(identity: "bob"))
+        let message = try await client.wait(for: .registered, until: .now + .seconds(1))
+        #expect(message == .registered(identity: "bob"))
+        // Taken once.
+        await #expect(throws: PreflightError.self) { _ = try await client.wait(for: .registered, until: .now + .milliseconds(50)) }
+    }
+
+    @Test func anEarlyRefusalFailsTheWaitThatFollowsWithItsCode() async throws {
+        let client = Self.client()
+        client.route(.error(.init(code: 20106, message: "no incoming grant")))
+        let error = await #expect(throws: PreflightError.self) { _ = try await client.wait(for: .registered, until: .now + .seconds(1)) }
+        #expect(error?.code == .invalidAccessTokenGrants)
+    }
+}
