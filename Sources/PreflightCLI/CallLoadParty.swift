@@ -9,7 +9,8 @@ import Synchronization
 /// or places it (the caller), an ``ICEAgentDriver`` (host candidates on loopback) that connects
 /// it, and raw RTP: the load run sends frames whose payload starts with the send time (µs on the
 /// run's monotonic clock, shared by both parties), and this measures the bridge latency of what
-/// the other party sent.
+/// the other party sent (the frame's index follows the send time, so that the first frame's fate
+/// is known).
 final class CallLoadParty: Sendable {
     let signaling: SignalingClient
     let ice: ICEAgentDriver
@@ -17,6 +18,8 @@ final class CallLoadParty: Sendable {
     /// The edge's messages during set-up (read once, by ``place(to:)`` or ``answerNextCall()``).
     private let setupMessages: AsyncStream<SignalingMessage>
     private let connected: AsyncStream<Result<Void, PreflightError>>
+    /// `registered` (or the edge's error) in answer to `register`.
+    private let registered: AsyncStream<Result<Void, PreflightError>>
     let ssrc: UInt32
     let origin: ContinuousClock.Instant
     private let state = Mutex(Figures())
@@ -31,13 +34,16 @@ final class CallLoadParty: Sendable {
         var received = 0
         var lastArrival: ContinuousClock.Instant?
         var latencies: [Double] = []
+        /// Whether the other party's first frame arrived.
+        var receivedFirstFrame = false
     }
 
     private init(
         signaling: SignalingClient, ice: ICEAgentDriver, iceEvents: AsyncStream<ICEAgentDriver.Event>.Continuation,
-        setupMessages: AsyncStream<SignalingMessage>, connected: AsyncStream<Result<Void, PreflightError>>, ssrc: UInt32,
-        origin: ContinuousClock.Instant
+        setupMessages: AsyncStream<SignalingMessage>, connected: AsyncStream<Result<Void, PreflightError>>,
+        registered: AsyncStream<Result<Void, PreflightError>>, ssrc: UInt32, origin: ContinuousClock.Instant
     ) {
+        self.registered = registered
         self.signaling = signaling
         self.ice = ice
         self.iceEvents = iceEvents
@@ -61,10 +67,11 @@ final class CallLoadParty: Sendable {
             logger: logger)
         let (setupMessages, setupContinuation) = AsyncStream<SignalingMessage>.makeStream()
         let (connected, connectedContinuation) = AsyncStream<Result<Void, PreflightError>>.makeStream()
+        let (registered, registeredContinuation) = AsyncStream<Result<Void, PreflightError>>.makeStream()
         var random = SystemRandomNumberGenerator()
         let party = CallLoadParty(
             signaling: signaling, ice: ice, iceEvents: eventContinuation, setupMessages: setupMessages, connected: connected,
-            ssrc: random.next(), origin: origin)
+            registered: registered, ssrc: random.next(), origin: origin)
         party.tasks.withLock {
             $0 = [
                 Task { await signaling.run() },
@@ -72,12 +79,19 @@ final class CallLoadParty: Sendable {
                 Task {
                     for await event in signaling.events {
                         switch event {
+                        case .message(.registered):
+                            registeredContinuation.yield(.success(()))
                         case .message(let message):
                             if case .hangup = message { party.state.withLock { $0.ended = true } }
-                            if case .error = message { party.state.withLock { $0.ended = true } }
+                            if case .error(let info) = message {
+                                party.state.withLock { $0.ended = true }
+                                registeredContinuation.yield(.failure(info.preflightError))
+                            }
                             setupContinuation.yield(message)
-                        case .closed:
+                        case .closed(let error):
                             party.state.withLock { $0.ended = true }
+                            registeredContinuation.yield(.failure(
+                                error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection was closed")))
                             setupContinuation.finish()
                         case .reconnecting, .reconnected:
                             continue
@@ -107,9 +121,27 @@ final class CallLoadParty: Sendable {
         }
     }
 
-    /// Registers for incoming calls (`register` → `registered`).
+    /// Registers for incoming calls (`register` → `registered`). `registered` is read from the
+    /// event stream, not with ``SignalingClient/register()``: that one starts waiting only after
+    /// the request was written, and an edge that answers sooner sends `registered` to the events
+    /// instead (seen about once in 200 registrations here).
     func register() async throws(PreflightError) {
-        _ = try await signaling.register()
+        try await signaling.send(.register)
+        let timeout = signaling.configuration.timeout
+        let outcome = await withTaskGroup(of: Result<Void, PreflightError>?.self) { group in
+            group.addTask { [registered] in
+                for await outcome in registered { return outcome }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .failure(PreflightError(code: .signalingTimeout, message: "signaling: no registered within \(timeout)"))
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        try (outcome ?? .failure(PreflightError(code: .signalingDisconnected, message: "signaling: closed before registered"))).get()
     }
 
     /// Places a call to `callee` (`invite` with `To`), and connects ICE once it is answered.
@@ -150,6 +182,7 @@ final class CallLoadParty: Sendable {
         throw PreflightError(code: .signalingDisconnected, message: "load: signaling ended before the call was answered")
     }
 
+    /// Waits for ICE to select a pair; the agent's own check timeout bounds the wait.
     private func waitForICE() async throws(PreflightError) {
         for await outcome in connected {
             try outcome.get()
@@ -164,11 +197,12 @@ final class CallLoadParty: Sendable {
     }
 
     /// Sends frame `frame`: RTP (PCMU, 160-byte payload) whose first 8 payload bytes are the send
-    /// time, µs since the run's origin, big-endian.
+    /// time, µs since the run's origin, and the next 4 the frame's index, both big-endian.
     func sendFrame(_ frame: Int) {
         let sendTime = UInt64(max(0, (ContinuousClock.now - origin).inSeconds * 1e6))
         var payload = [UInt8](repeating: 0xFF, count: 160)
         for index in 0..<8 { payload[index] = UInt8(truncatingIfNeeded: sendTime >> (56 - 8 * index)) }
+        for index in 0..<4 { payload[8 + index] = UInt8(truncatingIfNeeded: frame >> (24 - 8 * index)) }
         let packet = RTPPacket(
             payloadType: MuLaw.payloadType, sequenceNumber: UInt16(truncatingIfNeeded: frame),
             timestamp: UInt32(truncatingIfNeeded: frame * 160), ssrc: ssrc, payload: payload[...])
@@ -181,16 +215,19 @@ final class CallLoadParty: Sendable {
     /// the event loop) minus the send time in its payload.
     func receive(_ datagram: Datagram) {
         let arrival = (datagram.arrival - origin).inSeconds * 1e6
-        let sendTime = datagram.data.withUnsafeReadableBytes { bytes -> UInt64? in
-            guard let header = try? RTPHeader(parsing: bytes), header.payloadRange.count >= 8 else { return nil }
-            var value: UInt64 = 0
-            for index in header.payloadRange.prefix(8) { value = value << 8 | UInt64(bytes[index]) }
-            return value
+        let stamp = datagram.data.withUnsafeReadableBytes { bytes -> (sendTime: UInt64, frame: UInt32)? in
+            guard let header = try? RTPHeader(parsing: bytes), header.payloadRange.count >= 12 else { return nil }
+            var sendTime: UInt64 = 0
+            for index in header.payloadRange.prefix(8) { sendTime = sendTime << 8 | UInt64(bytes[index]) }
+            var frame: UInt32 = 0
+            for index in header.payloadRange.dropFirst(8).prefix(4) { frame = frame << 8 | UInt32(bytes[index]) }
+            return (sendTime, frame)
         }
-        guard let sendTime else { return }
+        guard let (sendTime, frame) = stamp else { return }
         state.withLock { figures in
             guard figures.counting else { return }
             figures.received += 1
+            if frame == 0 { figures.receivedFirstFrame = true }
             figures.lastArrival = datagram.arrival
             figures.latencies.append((arrival - Double(sendTime)) / 1000)
         }
