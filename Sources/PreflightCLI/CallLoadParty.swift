@@ -22,8 +22,14 @@ final class CallLoadParty: Sendable {
     private let registered: AsyncStream<Result<Void, PreflightError>>
     let ssrc: UInt32
     let origin: ContinuousClock.Instant
-    private let state = Mutex(Figures())
+    private let store: FigureStore
     private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    /// The party's figures, shared with the ICE driver's event callback: media is counted there,
+    /// on the event loop, without a hop through a stream and a task per packet.
+    final class FigureStore: Sendable {
+        let figures = Mutex(Figures())
+    }
 
     struct Figures {
         var callSid: String?
@@ -41,8 +47,9 @@ final class CallLoadParty: Sendable {
     private init(
         signaling: SignalingClient, ice: ICEAgentDriver, iceEvents: AsyncStream<ICEAgentDriver.Event>.Continuation,
         setupMessages: AsyncStream<SignalingMessage>, connected: AsyncStream<Result<Void, PreflightError>>,
-        registered: AsyncStream<Result<Void, PreflightError>>, ssrc: UInt32, origin: ContinuousClock.Instant
+        registered: AsyncStream<Result<Void, PreflightError>>, store: FigureStore, ssrc: UInt32, origin: ContinuousClock.Instant
     ) {
+        self.store = store
         self.registered = registered
         self.signaling = signaling
         self.ice = ice
@@ -57,10 +64,18 @@ final class CallLoadParty: Sendable {
     /// - Parameter origin: the run's clock origin, the same for every party.
     static func signIn(url: String, token: String, origin: ContinuousClock.Instant, logger: Logger) async throws(PreflightError) -> CallLoadParty {
         let (events, eventContinuation) = AsyncStream<ICEAgentDriver.Event>.makeStream()
+        let store = FigureStore()
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(
-                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true, tickInterval: .milliseconds(20)),
-            origin: origin, logger: logger, events: { eventContinuation.yield($0) })
+                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true, tickInterval: .milliseconds(50)),
+            origin: origin, logger: logger,
+            events: { event in
+                if case .media(let datagram) = event {
+                    receive(datagram, origin: origin, into: store)
+                } else {
+                    eventContinuation.yield(event)
+                }
+            })
         let signaling = SignalingClient(
             configuration: SignalingClientConfiguration(
                 url: url, accessToken: token, clientName: "preflight-load", timeout: .seconds(30)),
@@ -71,7 +86,7 @@ final class CallLoadParty: Sendable {
         var random = SystemRandomNumberGenerator()
         let party = CallLoadParty(
             signaling: signaling, ice: ice, iceEvents: eventContinuation, setupMessages: setupMessages, connected: connected,
-            registered: registered, ssrc: random.next(), origin: origin)
+            registered: registered, store: store, ssrc: random.next(), origin: origin)
         party.tasks.withLock {
             $0 = [
                 Task { await signaling.run() },
@@ -82,14 +97,14 @@ final class CallLoadParty: Sendable {
                         case .message(.registered):
                             registeredContinuation.yield(.success(()))
                         case .message(let message):
-                            if case .hangup = message { party.state.withLock { $0.ended = true } }
+                            if case .hangup = message { party.store.figures.withLock { $0.ended = true } }
                             if case .error(let info) = message {
-                                party.state.withLock { $0.ended = true }
+                                party.store.figures.withLock { $0.ended = true }
                                 registeredContinuation.yield(.failure(info.preflightError))
                             }
                             setupContinuation.yield(message)
                         case .closed(let error):
-                            party.state.withLock { $0.ended = true }
+                            party.store.figures.withLock { $0.ended = true }
                             registeredContinuation.yield(.failure(
                                 error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection was closed")))
                             setupContinuation.finish()
@@ -102,7 +117,7 @@ final class CallLoadParty: Sendable {
                 Task {
                     for await event in events {
                         switch event {
-                        case .media(let datagram): party.receive(datagram)
+                        case .media: continue
                         case .agent(.connected): connectedContinuation.yield(.success(()))
                         case .agent(.failed(let error)): connectedContinuation.yield(.failure(error))
                         case .agent: continue
@@ -149,7 +164,7 @@ final class CallLoadParty: Sendable {
         ice.gather(servers: [])
         let answer = try await signaling.invite(
             .init(ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"], params: ["To": callee]))
-        state.withLock { $0.callSid = answer.callSid }
+        store.figures.withLock { $0.callSid = answer.callSid }
         try ice.connect(remote: answer.ice)
         try await waitForICE()
     }
@@ -162,7 +177,7 @@ final class CallLoadParty: Sendable {
             switch message {
             case .incoming(let incoming) where accepted == nil:
                 accepted = incoming.callSid
-                state.withLock { $0.callSid = incoming.callSid }
+                store.figures.withLock { $0.callSid = incoming.callSid }
                 ice.gather(servers: [])
                 try await signaling.send(.accept(.init(callSid: incoming.callSid, ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"])))
             case .answer(let answer) where answer.callSid == accepted:
@@ -193,7 +208,7 @@ final class CallLoadParty: Sendable {
 
     /// Counts what arrives from now on.
     func startCounting() {
-        state.withLock { $0.counting = true }
+        store.figures.withLock { $0.counting = true }
     }
 
     /// Sends frame `frame`: RTP (PCMU, 160-byte payload) whose first 8 payload bytes are the send
@@ -208,12 +223,12 @@ final class CallLoadParty: Sendable {
             timestamp: UInt32(truncatingIfNeeded: frame * 160), ssrc: ssrc, payload: payload[...])
         guard let bytes = try? packet.encoded() else { return }
         ice.sendMedia(bytes)
-        state.withLock { $0.sent += 1 }
+        store.figures.withLock { $0.sent += 1 }
     }
 
     /// A packet the bridge forwarded from the other party: its latency is its arrival (stamped on
     /// the event loop) minus the send time in its payload.
-    func receive(_ datagram: Datagram) {
+    static func receive(_ datagram: Datagram, origin: ContinuousClock.Instant, into store: FigureStore) {
         let arrival = (datagram.arrival - origin).inSeconds * 1e6
         let stamp = datagram.data.withUnsafeReadableBytes { bytes -> (sendTime: UInt64, frame: UInt32)? in
             guard let header = try? RTPHeader(parsing: bytes), header.payloadRange.count >= 12 else { return nil }
@@ -224,7 +239,7 @@ final class CallLoadParty: Sendable {
             return (sendTime, frame)
         }
         guard let (sendTime, frame) = stamp else { return }
-        state.withLock { figures in
+        store.figures.withLock { figures in
             guard figures.counting else { return }
             figures.received += 1
             if frame == 0 { figures.receivedFirstFrame = true }
@@ -234,12 +249,12 @@ final class CallLoadParty: Sendable {
     }
 
     func figures() -> Figures {
-        state.withLock { $0 }
+        store.figures.withLock { $0 }
     }
 
     /// Hangs up (when the call got that far) and closes the sockets and the connection.
     func close() async {
-        if let callSid = state.withLock({ $0.callSid }) { await signaling.hangup(callSid: callSid, reason: "load run over") }
+        if let callSid = store.figures.withLock({ $0.callSid }) { await signaling.hangup(callSid: callSid, reason: "load run over") }
         await ice.close()
         iceEvents.finish()
         await signaling.close()
