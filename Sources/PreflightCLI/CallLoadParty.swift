@@ -222,7 +222,7 @@ final class CallLoadParty: Sendable {
             payloadType: MuLaw.payloadType, sequenceNumber: UInt16(truncatingIfNeeded: frame),
             timestamp: UInt32(truncatingIfNeeded: frame * 160), ssrc: ssrc, payload: payload[...])
         guard let bytes = try? packet.encoded() else { return }
-        ice.sendMedia(bytes)
+        guard ice.sendMedia(bytes) else { return }
         store.figures.withLock { $0.sent += 1 }
     }
 
