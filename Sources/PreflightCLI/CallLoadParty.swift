@@ -136,65 +136,94 @@ final class CallLoadParty: Sendable {
         }
     }
 
-    /// Registers for incoming calls (`register` → `registered`). `registered` is read from the
-    /// event stream, not with ``SignalingClient/register()``: that one starts waiting only after
-    /// the request was written, and an edge that answers sooner sends `registered` to the events
-    /// instead (seen about once in 200 registrations here).
+    /// Registers for incoming calls (`register` → `registered`).
+    ///
+    /// Requests are sent with ``SignalingClient/send(_:)`` and their answers read from the events
+    /// here, not with ``SignalingClient/register()`` or ``SignalingClient/invite(_:)``: those start
+    /// waiting only after the request was written, and an answer that comes sooner goes to the
+    /// events instead, so the request times out (seen about once in 100 calls here).
     func register() async throws(PreflightError) {
         try await signaling.send(.register)
-        let timeout = signaling.configuration.timeout
-        let outcome = await withTaskGroup(of: Result<Void, PreflightError>?.self) { group in
-            group.addTask { [registered] in
-                for await outcome in registered { return outcome }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return .failure(PreflightError(code: .signalingTimeout, message: "signaling: no registered within \(timeout)"))
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        try await within(signaling.configuration.timeout, waitingFor: "registered") { [registered] in
+            for await outcome in registered { return outcome }
+            return .failure(PreflightError(code: .signalingDisconnected, message: "signaling: closed before registered"))
         }
-        try (outcome ?? .failure(PreflightError(code: .signalingDisconnected, message: "signaling: closed before registered"))).get()
     }
 
     /// Places a call to `callee` (`invite` with `To`), and connects ICE once it is answered.
     func place(to callee: String) async throws(PreflightError) {
         ice.gather(servers: [])
-        let answer = try await signaling.invite(
-            .init(ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"], params: ["To": callee]))
+        try await signaling.send(.invite(.init(ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"], params: ["To": callee])))
+        let answer = try await within(signaling.configuration.timeout, waitingFor: "answer") { [setupMessages] () async -> Result<SignalingMessage.Answer, PreflightError> in
+            for await message in setupMessages {
+                switch message {
+                case .answer(let answer): return .success(answer)
+                case .error(let info): return .failure(info.preflightError)
+                case .hangup(let hangup):
+                    return .failure(PreflightError(
+                        code: PreflightError.Code(hangup.code ?? PreflightError.Code.generalCallError.rawValue),
+                        message: "load: the call ended before it was answered (\(hangup.reason ?? "no reason"))"))
+                default: continue
+                }
+            }
+            return .failure(PreflightError(code: .signalingDisconnected, message: "load: signaling ended before the call was answered"))
+        }
         store.figures.withLock { $0.callSid = answer.callSid }
         try ice.connect(remote: answer.ice)
         try await waitForICE()
     }
 
-    /// Waits for the next `incoming`, accepts it (`accept` with this party's candidates), and
-    /// connects ICE once the edge answers.
+    /// Waits for the next `incoming` (at most a minute), accepts it (`accept` with this party's
+    /// candidates), and connects ICE once the edge answers.
     func answerNextCall() async throws(PreflightError) {
-        var accepted: String?
-        for await message in setupMessages {
-            switch message {
-            case .incoming(let incoming) where accepted == nil:
-                accepted = incoming.callSid
-                store.figures.withLock { $0.callSid = incoming.callSid }
-                ice.gather(servers: [])
-                try await signaling.send(.accept(.init(callSid: incoming.callSid, ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"])))
-            case .answer(let answer) where answer.callSid == accepted:
-                try ice.connect(remote: answer.ice)
-                try await waitForICE()
-                return
-            case .error(let info):
-                throw info.preflightError
-            case .hangup(let hangup) where hangup.callSid == accepted:
-                throw PreflightError(code: .generalCallError, message: "load: the call ended before it was answered (\(hangup.reason ?? "no reason"))")
-            case .cancel(let cancel) where cancel.callSid == accepted:
-                throw PreflightError(code: .generalCallError, message: "load: the call was cancelled before it was answered")
-            default:
-                continue
+        let (ice, signaling, store) = (ice, signaling, store)
+        let answer = try await within(.seconds(60), waitingFor: "incoming and answer") { [setupMessages] () async -> Result<SignalingMessage.Answer, PreflightError> in
+            var accepted: String?
+            for await message in setupMessages {
+                switch message {
+                case .incoming(let incoming) where accepted == nil:
+                    accepted = incoming.callSid
+                    store.figures.withLock { $0.callSid = incoming.callSid }
+                    ice.gather(servers: [])
+                    do throws(PreflightError) {
+                        try await signaling.send(.accept(.init(callSid: incoming.callSid, ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"])))
+                    } catch {
+                        return .failure(error)
+                    }
+                case .answer(let answer) where answer.callSid == accepted:
+                    return .success(answer)
+                case .error(let info):
+                    return .failure(info.preflightError)
+                case .hangup(let hangup) where hangup.callSid == accepted:
+                    return .failure(PreflightError(
+                        code: .generalCallError, message: "load: the call ended before it was answered (\(hangup.reason ?? "no reason"))"))
+                case .cancel(let cancel) where cancel.callSid == accepted:
+                    return .failure(PreflightError(code: .generalCallError, message: "load: the call was cancelled before it was answered"))
+                default:
+                    continue
+                }
             }
+            return .failure(PreflightError(code: .signalingDisconnected, message: "load: signaling ended before the call was answered"))
         }
-        throw PreflightError(code: .signalingDisconnected, message: "load: signaling ended before the call was answered")
+        try ice.connect(remote: answer.ice)
+        try await waitForICE()
+    }
+
+    /// `body`'s result, or a 53002 timeout after `timeout`.
+    private func within<T: Sendable>(
+        _ timeout: Duration, waitingFor what: String, _ body: @escaping @Sendable () async -> Result<T, PreflightError>
+    ) async throws(PreflightError) -> T {
+        let outcome = await withTaskGroup(of: Result<T, PreflightError>.self) { group in
+            group.addTask { await body() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .failure(PreflightError(code: .signalingTimeout, message: "signaling: no \(what) within \(timeout)"))
+            }
+            let first = await group.next()
+            group.cancelAll()
+            return first ?? .failure(PreflightError(code: .cancelled, message: "load: cancelled"))
+        }
+        return try outcome.get()
     }
 
     /// Waits for ICE to select a pair; the agent's own check timeout bounds the wait.
