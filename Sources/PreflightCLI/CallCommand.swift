@@ -180,9 +180,11 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
             live("call: local edge at \(local.signalingURL); calling \(to) from client:\(Self.localCallerIdentity)")
             return CallOutcomes(caller: await place(edgeURL: local.signalingURL, token: token, callOptions: callOptions, hangUp: hangUp, live: live), callee: nil)
         }
-        let registration = try await Voice.register(options: RegistrationOptions(
-            accessToken: try await local.callToken(identity: calleeIdentity), edgeURL: local.signalingURL,
-            signalingTimeout: .seconds(signalingTimeout)))
+        let registration = try await Self.register(
+            RegistrationOptions(
+                accessToken: try await local.callToken(identity: calleeIdentity), edgeURL: local.signalingURL,
+                signalingTimeout: .seconds(min(signalingTimeout, 3))),
+            attempts: 3)
         live("call: local edge at \(local.signalingURL); client:\(calleeIdentity) registered (answers automatically); calling it from client:\(Self.localCallerIdentity)")
         let invites = registration.events()
         let callee = Task { await Self.answerFirstInvite(invites, callOptions: callOptions, live: live) }
@@ -196,6 +198,20 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         grace.cancel()
         await registration.unregister()
         return CallOutcomes(caller: caller, callee: calleeOutcome)
+    }
+
+    /// Registers on the local edge, again after a timeout (at most `attempts` times): the SDK's
+    /// signaling client starts waiting for `registered` only after `register` was written, so an
+    /// edge that answers sooner leaves it waiting (53002) now and then.
+    private static func register(_ options: RegistrationOptions, attempts: Int) async throws(PreflightError) -> Registration {
+        var attempt = 1
+        while true {
+            do {
+                return try await Voice.register(options: options)
+            } catch where error.code == .signalingTimeout && attempt < attempts {
+                attempt += 1
+            }
+        }
     }
 
     /// Accepts the first invite of `invites` and follows its call to the end; `nil` when the
