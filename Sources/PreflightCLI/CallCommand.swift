@@ -3,6 +3,8 @@ import Foundation
 import Preflight
 import PreflightCore
 import PreflightEdge
+import Synchronization
+import UnixSignals
 
 /// `preflight call`: places a call between clients with the SDK (`Voice.connect`) and prints each
 /// callback, a line per second of stats and the outcome. Without `--edge-url` both parties run in
@@ -100,9 +102,19 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         to.hasPrefix("client:") ? String(to.dropFirst("client:".count)) : nil
     }
 
-    /// Runs the call and prints its progress and outcome.
+    /// Runs the call and prints its progress and outcome; SIGINT or SIGTERM hangs up early (the
+    /// outcome is still printed).
     public func run() async throws {
-        let outcomes = await execute { line in
+        let hangUp = HangUpRequest()
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let watcher = Task {
+            for await _ in signals {
+                hangUp.request()
+                return
+            }
+        }
+        defer { watcher.cancel() }
+        let outcomes = await execute(hangUp: hangUp) { line in
             FileHandle.standardError.write(Data((line + "\n").utf8))
         } output: { text in
             print(text)
@@ -113,13 +125,26 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
     /// Runs the call; `progress` receives the live lines with `--json` (else `output` does), and
     /// `output` the outcome.
     public func execute(progress: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void) async -> CallOutcomes {
+        await execute(hangUp: HangUpRequest(), progress: progress, output: output)
+    }
+
+    /// A request to hang up before the duration is over (a signal).
+    final class HangUpRequest: Sendable {
+        private let requested = Mutex(false)
+        func request() { requested.withLock { $0 = true } }
+        var isRequested: Bool { requested.withLock { $0 } }
+    }
+
+    func execute(
+        hangUp: HangUpRequest, progress: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
+    ) async -> CallOutcomes {
         let live: @Sendable (String) -> Void = json ? progress : output
-        let outcomes = await outcomes(live: live)
+        let outcomes = await outcomes(hangUp: hangUp, live: live)
         output(json ? outcomes.jsonText() : CallReportText.summary(outcomes))
         return outcomes
     }
 
-    private func outcomes(live: @escaping @Sendable (String) -> Void) async -> CallOutcomes {
+    private func outcomes(hangUp: HangUpRequest, live: @escaping @Sendable (String) -> Void) async -> CallOutcomes {
         let callOptions: CallOptions
         do {
             callOptions = CallOptions(
@@ -131,14 +156,14 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         }
         if let edgeURL, let token {
             live("call: calling \(to) on \(edgeURL)")
-            return CallOutcomes(caller: await place(edgeURL: edgeURL, token: token, callOptions: callOptions, live: live), callee: nil)
+            return CallOutcomes(caller: await place(edgeURL: edgeURL, token: token, callOptions: callOptions, hangUp: hangUp, live: live), callee: nil)
         }
         var configuration = LocalEdge.configuration()
         // A call to a test application (`--to echo`) is a test call: let it last the whole duration.
         configuration.maximumTestDuration = max(configuration.maximumTestDuration, .seconds(duration + 60))
         do {
             return try await LocalEdge.withRunning(configuration: configuration) { local in
-                try await callThroughLocalEdge(local, callOptions: callOptions, live: live)
+                try await callThroughLocalEdge(local, callOptions: callOptions, hangUp: hangUp, live: live)
             }
         } catch {
             return Self.failedBeforeCalling((error as? PreflightError)
@@ -148,20 +173,22 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
 
     /// Registers the callee (for `client:` calls) on `local`, places the call, and collects both outcomes.
     private func callThroughLocalEdge(
-        _ local: LocalEdge, callOptions: CallOptions, live: @escaping @Sendable (String) -> Void
+        _ local: LocalEdge, callOptions: CallOptions, hangUp: HangUpRequest, live: @escaping @Sendable (String) -> Void
     ) async throws(PreflightError) -> CallOutcomes {
         let token = try await local.callToken(identity: Self.localCallerIdentity, answerOnBridge: answerOnBridge, incomingAllow: false)
         guard let calleeIdentity else {
             live("call: local edge at \(local.signalingURL); calling \(to) from client:\(Self.localCallerIdentity)")
-            return CallOutcomes(caller: await place(edgeURL: local.signalingURL, token: token, callOptions: callOptions, live: live), callee: nil)
+            return CallOutcomes(caller: await place(edgeURL: local.signalingURL, token: token, callOptions: callOptions, hangUp: hangUp, live: live), callee: nil)
         }
-        let registration = try await Voice.register(options: RegistrationOptions(
-            accessToken: try await local.callToken(identity: calleeIdentity), edgeURL: local.signalingURL,
-            signalingTimeout: .seconds(signalingTimeout)))
+        let registration = try await Self.register(
+            RegistrationOptions(
+                accessToken: try await local.callToken(identity: calleeIdentity), edgeURL: local.signalingURL,
+                signalingTimeout: .seconds(min(signalingTimeout, 3))),
+            attempts: 3)
         live("call: local edge at \(local.signalingURL); client:\(calleeIdentity) registered (answers automatically); calling it from client:\(Self.localCallerIdentity)")
         let invites = registration.events()
         let callee = Task { await Self.answerFirstInvite(invites, callOptions: callOptions, live: live) }
-        let caller = await place(edgeURL: local.signalingURL, token: token, callOptions: callOptions, live: live)
+        let caller = await place(edgeURL: local.signalingURL, token: token, callOptions: callOptions, hangUp: hangUp, live: live)
         // The callee's call ends with the caller's hangup; one that never rang is waited for a little.
         let grace = Task {
             try? await Task.sleep(for: .seconds(5))
@@ -171,6 +198,20 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         grace.cancel()
         await registration.unregister()
         return CallOutcomes(caller: caller, callee: calleeOutcome)
+    }
+
+    /// Registers on the local edge, again after a timeout (at most `attempts` times): the SDK's
+    /// signaling client starts waiting for `registered` only after `register` was written, so an
+    /// edge that answers sooner leaves it waiting (53002) now and then.
+    private static func register(_ options: RegistrationOptions, attempts: Int) async throws(PreflightError) -> Registration {
+        var attempt = 1
+        while true {
+            do {
+                return try await Voice.register(options: options)
+            } catch where error.code == .signalingTimeout && attempt < attempts {
+                attempt += 1
+            }
+        }
     }
 
     /// Accepts the first invite of `invites` and follows its call to the end; `nil` when the
@@ -197,7 +238,9 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
     }
 
     /// Places the call, keeps it up for the duration once connected, hangs up and returns the outcome.
-    private func place(edgeURL: String, token: String, callOptions: CallOptions, live: @escaping @Sendable (String) -> Void) async -> CallOutcome {
+    private func place(
+        edgeURL: String, token: String, callOptions: CallOptions, hangUp: HangUpRequest, live: @escaping @Sendable (String) -> Void
+    ) async -> CallOutcome {
         let recorder = CallOutcomeRecorder(party: "caller", live: live)
         let call = Voice.connect(
             options: ConnectOptions(
@@ -207,22 +250,22 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         recorder.follow(call)
         // Cancelling this command (a parent task's cancellation) hangs up.
         await withTaskCancellationHandler {
-            await Self.hold(call, for: .seconds(duration))
+            await Self.hold(call, for: .seconds(duration), hangUp: hangUp)
         } onCancel: {
             call.disconnect()
         }
         return await recorder.outcome(of: call)
     }
 
-    /// Waits until `call` connects (or ends), keeps it up for `duration` unless it ends sooner,
-    /// then hangs up and waits for the end.
-    static func hold(_ call: Call, for duration: Duration) async {
+    /// Waits until `call` connects (or ends), keeps it up for `duration` unless it ends sooner or
+    /// `hangUp` is requested, then hangs up and waits for the end.
+    static func hold(_ call: Call, for duration: Duration, hangUp: HangUpRequest) async {
         let clock = ContinuousClock()
-        while [.connecting, .ringing].contains(call.state), !Task.isCancelled {
+        while [.connecting, .ringing].contains(call.state), !Task.isCancelled, !hangUp.isRequested {
             try? await Task.sleep(for: .milliseconds(20))
         }
         let deadline = clock.now + duration
-        while call.state != .disconnected, clock.now < deadline, !Task.isCancelled {
+        while call.state != .disconnected, clock.now < deadline, !Task.isCancelled, !hangUp.isRequested {
             try? await Task.sleep(until: min(deadline, clock.now + .milliseconds(50)), clock: clock)
         }
         call.disconnect()

@@ -22,6 +22,8 @@ struct CallLoadRun {
         var seconds: Double
         var packetsSent: Int
         var packetsReceived: Int
+        /// Directions (two per call) whose first frame never arrived.
+        var firstFramesLost: Int
         var edgeCPUSeconds: Double?
         var generatorCPUSeconds: Double
         var latencies: [Double]
@@ -39,12 +41,16 @@ struct CallLoadRun {
             var lines = [
                 "calls           \(connected) of \(calls) connected, \(held) held to the end",
                 String(format: "packets/s       %.0f bridged (both directions; %.0f sent)", Double(packetsReceived) / seconds, Double(packetsSent) / seconds),
-                String(format: "loss            %.3f %% (%d of %d packets not delivered)", lossPercent, max(0, packetsSent - packetsReceived), packetsSent),
+                String(
+                    format: "loss            %.3f %% (%d of %d packets not delivered; %d of them a direction's first frame)", lossPercent,
+                    max(0, packetsSent - packetsReceived), packetsSent, firstFramesLost),
                 String(format: "bridge latency  p50 %.3f ms, p99 %.3f ms, max %.3f ms (%d packets)", latency.p50, latency.p99, latency.max, latency.count),
                 "edge CPU        \(edgeCPU)",
                 String(format: "generator CPU   %.0f %% of one core", generatorCPUSeconds / seconds * 100),
             ]
-            for (message, count) in failures.sorted(by: { $0.value > $1.value }) { lines.append("failed          \(count)× \(message)") }
+            for (message, count) in failures.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+                lines.append("failed          \(count)× \(message)")
+            }
             return lines.joined(separator: "\n")
         }
     }
@@ -117,13 +123,14 @@ struct CallLoadRun {
         let edgeCPU = edge.cpuSeconds().flatMap { after in cpuBefore.edge.map { after - $0 } }
         let generatorCPU = LoadRun.ownCPUSeconds() - cpuBefore.generator
         var result = Result(
-            calls: calls, connected: pairs.count, held: 0, seconds: elapsed, packetsSent: 0, packetsReceived: 0, edgeCPUSeconds: edgeCPU,
+            calls: calls, connected: pairs.count, held: 0, seconds: elapsed, packetsSent: 0, packetsReceived: 0, firstFramesLost: 0, edgeCPUSeconds: edgeCPU,
             generatorCPUSeconds: generatorCPU, latencies: [], failures: failures)
         for pair in pairs {
             let figures = [pair.caller.figures(), pair.callee.figures()]
             // Held: neither party saw the call end, and both still received media in its last second.
             if figures.allSatisfy({ !$0.ended && ($0.lastArrival.map { sendingEnded - $0 < .seconds(1) } ?? false) }) { result.held += 1 }
             for party in figures {
+                if !party.receivedFirstFrame { result.firstFramesLost += 1 }
                 result.packetsSent += party.sent
                 result.packetsReceived += party.received
                 result.latencies += party.latencies
@@ -143,20 +150,24 @@ struct CallLoadRun {
         let calleeParty: CallLoadParty
         let callerParty: CallLoadParty
         do throws(PreflightError) {
-            calleeParty = try await CallLoadParty.signIn(url: url, token: calleeToken, origin: origin, logger: logger)
+            calleeParty = try await step("callee sign-in") { () throws(PreflightError) in
+                try await CallLoadParty.signIn(url: url, token: calleeToken, origin: origin, logger: logger)
+            }
         } catch {
             return .failure(error)
         }
         do throws(PreflightError) {
-            try await calleeParty.register()
-            callerParty = try await CallLoadParty.signIn(url: url, token: callerToken, origin: origin, logger: logger)
+            try await step("callee register") { () throws(PreflightError) in try await calleeParty.register() }
+            callerParty = try await step("caller sign-in") { () throws(PreflightError) in
+                try await CallLoadParty.signIn(url: url, token: callerToken, origin: origin, logger: logger)
+            }
         } catch {
             await calleeParty.close()
             return .failure(error)
         }
         let answering = Task { () -> Swift.Result<Void, PreflightError> in
             do throws(PreflightError) {
-                try await calleeParty.answerNextCall()
+                try await step("callee answer") { () throws(PreflightError) in try await calleeParty.answerNextCall() }
                 return .success(())
             } catch {
                 return .failure(error)
@@ -164,7 +175,7 @@ struct CallLoadRun {
         }
         let placed: Swift.Result<Void, PreflightError>
         do throws(PreflightError) {
-            try await callerParty.place(to: "client:\(callee)")
+            try await step("caller invite") { () throws(PreflightError) in try await callerParty.place(to: "client:\(callee)") }
             placed = .success(())
         } catch {
             placed = .failure(error)
@@ -182,5 +193,14 @@ struct CallLoadRun {
             return .failure(error)
         }
         return .success((callerParty, calleeParty))
+    }
+
+    /// `body`, its error's message prefixed with the set-up step it failed in.
+    private static func step<T>(_ name: String, _ body: () async throws(PreflightError) -> T) async throws(PreflightError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw PreflightError(code: error.code, message: "\(name): \(error.message)", underlying: error)
+        }
     }
 }

@@ -88,7 +88,9 @@ import Testing
     func listenAnswersOrRejectsACall(answer: ListenCommand.Answer) async throws {
         try await LocalEdge.withRunning { edge in
             let calleeToken = try await edge.callToken(identity: "bob")
-            let callerToken = try await edge.callToken(identity: "alice", incomingAllow: false)
+            // answerOnBridge: the caller's media waits for the answer, so that a rejection reaches
+            // it as the rejection (without, its early media to the edge can fail first, 53405).
+            let callerToken = try await edge.callToken(identity: "alice", answerOnBridge: true, incomingAllow: false)
             let listen = try #require(
                 try PreflightCommand.parseAsRoot([
                     "listen", "--edge-url", edge.signalingURL, "--token", calleeToken, "--identity", "bob", "--answer", answer.rawValue,
