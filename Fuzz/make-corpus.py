@@ -143,6 +143,21 @@ SIGNALING = [json.dumps(m, separators=(",", ":")).encode() for m in [
     {"type": "answer", "callSid": "CA1", "codec": "PCMU", "payloadType": 0, "application": "echo", "ice": ice},
     {"type": "hangup", "callSid": "CA123", "reason": "completed", "code": 0},
     {"type": "error", "code": 20104, "message": "access token expired", "callSid": "CA1"},
+    {"type": "invite", "ice": ice, "codecs": ["PCMU"], "params": {"To": "client:bob"},
+     "srtp": {"profile": "AEAD_AES_128_GCM", "key": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGw=="}},
+    {"type": "register"},
+    {"type": "registered", "identity": "bob"},
+    {"type": "incoming", "callSid": "CA1", "from": "client:alice", "to": "client:bob", "params": {"Topic": "lunch"}},
+    {"type": "cancel", "callSid": "CA1", "reason": "no answer", "code": 31480},
+    {"type": "accept", "callSid": "CA1", "ice": ice, "codecs": ["PCMU"],
+     "srtp": {"profile": "AEAD_AES_128_GCM", "key": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGw=="}},
+    {"type": "reject", "callSid": "CA1"},
+    {"type": "message", "callSid": "CA1", "id": "KX1",
+     "message": {"content": "{\"a\":1}", "contentType": "application/json", "messageType": "user-defined-message"}},
+    {"type": "messageStatus", "callSid": "CA1", "id": "KX1", "code": 31209, "reason": "too large"},
+    {"type": "insights", "callSid": "CA1", "events": [
+        {"group": "connection", "name": "ringing", "timestamp": 1700000000000, "payload": {}},
+        {"group": "ice-candidate", "name": "ice-candidate", "timestamp": 1700000000001, "payload": {"candidateType": "host"}}]},
 ]]
 
 ICE_CANDIDATES = [s.encode() for s in [
