@@ -22,8 +22,9 @@ extension SignalingClient {
             return
         case .registered:
             if resolve(.registered, .success(message)) { return }
+            // Kept for a `register()` about to wait, and told to a reader of the events that
+            // registers without waiting.
             keepEarly(.registered, message)
-            return
         case .error(let info):
             let error = info.preflightError
             let claimed = resolve(.resumed, .failure(error)) || resolve(.welcome, .failure(error)) || resolve(.answer, .failure(error))
