@@ -44,7 +44,7 @@ extension PreflightTestRun {
             media.stopSending()
             ice.stopWatchingLiveness()
             let drain = min(max(1.5 * media.meter.roundTrips.max, 100), 2000)
-            after(.milliseconds(Int64(drain)), .drained, in: &group)
+            group.post(.drained, to: inputs, after: .milliseconds(Int64(drain)))
         case .drained:
             takeFinalSample()
             return finalReport()
@@ -164,11 +164,11 @@ extension PreflightTestRun {
         media.sendReport(at: .now)
         let media = media
         group.addTask { await media.send(AudioTestSource()) }
-        every(.seconds(1), .sampleTick, in: &group)
+        group.post(.sampleTick, to: inputs, every: .seconds(1))
         if application == TestApplication.recordPlayback.rawValue {
-            after(options.maximumDuration, .maximumDurationReached, in: &group)
+            group.post(.maximumDurationReached, to: inputs, after: options.maximumDuration)
         } else {
-            after(options.duration, .testEnded, in: &group)
+            group.post(.testEnded, to: inputs, after: options.duration)
         }
     }
 

@@ -123,29 +123,6 @@ struct PreflightTestRun {
         throw PreflightError(code: .cancelled, message: "preflight test cancelled")
     }
 
-    // MARK: Timers
-
-    func after(_ duration: Duration, _ input: Input, in group: inout TaskGroup<Void>) {
-        let inputs = inputs
-        group.addTask {
-            try? await Task.sleep(for: duration)
-            if !Task.isCancelled { inputs.yield(input) }
-        }
-    }
-
-    func every(_ interval: Duration, _ input: Input, in group: inout TaskGroup<Void>) {
-        let inputs = inputs
-        group.addTask {
-            let clock = ContinuousClock()
-            var next = clock.now
-            while true {
-                next += interval
-                do { try await Task.sleep(until: next, clock: clock) } catch { return }
-                inputs.yield(input)
-            }
-        }
-    }
-
     // MARK: Clock
 
     func wallTime(_ instant: ContinuousClock.Instant) -> Int64 {

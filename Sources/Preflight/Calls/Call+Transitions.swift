@@ -28,11 +28,10 @@ extension Call {
                 case .isReconnecting(let error): .reconnecting(error)
                 case .didReconnect: .reconnected
                 }
-                for continuation in state.subscribers.values { continuation.yield(event) }
                 if event.isFinal {
-                    state.terminal = event
-                    finished = Array(state.subscribers.values)
-                    state.subscribers.removeAll()
+                    finished += state.subscribers.end(with: event) ?? []
+                } else {
+                    state.subscribers.yield(event)
                 }
             }
             return (transition, finished)
@@ -45,13 +44,13 @@ extension Call {
     /// Delivers an event that is not a state change (a sample, warnings) while the call lives.
     func emit(_ event: CallEvent) {
         storage.withLock { state in
-            guard state.terminal == nil else { return }
+            guard state.subscribers.terminal == nil else { return }
             switch event {
             case .sample(let sample): state.latestSample = sample
             case .qualityWarnings(let current, _): state.warnings = current
             default: break
             }
-            for continuation in state.subscribers.values { continuation.yield(event) }
+            state.subscribers.yield(event)
         }
     }
 

@@ -29,9 +29,7 @@ public final class Call: Sendable {
         var states: [CallState] = [.connecting]
         var warnings: Set<QualityWarning> = []
         var latestSample: StatsSample?
-        var subscribers: [Int: AsyncStream<CallEvent>.Continuation] = [:]
-        var nextSubscriber = 0
-        var terminal: CallEvent?
+        var subscribers = EventSubscribers<CallEvent>()
         var inputs: AsyncStream<CallRun.Input>.Continuation?
         var task: Task<Void, Never>?
         /// Posts Insights events of this call once its run is over (a new signaling session for
@@ -109,7 +107,7 @@ public final class Call: Sendable {
             .feedback, none ? "received-none" : "received", timestamp: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)),
             payload: ["score": "\(score.rawValue)", "issue": issue.rawValue])
         let (live, sid, poster) = storage.withLock { state in
-            (state.terminal == nil ? state.inputs : nil, state.sid, state.poster)
+            (state.subscribers.terminal == nil ? state.inputs : nil, state.sid, state.poster)
         }
         if let live, case .enqueued = live.yield(.user(.feedback(event))) { return }
         guard let sid, let poster else { return }
@@ -122,18 +120,8 @@ public final class Call: Sendable {
     /// its final event and finishes, so awaiting it never hangs.
     public func events() -> AsyncStream<CallEvent> {
         let (stream, continuation) = AsyncStream<CallEvent>.makeStream()
-        storage.withLock { state in
-            if let terminal = state.terminal {
-                continuation.yield(terminal)
-                continuation.finish()
-                return
-            }
-            let key = state.nextSubscriber
-            state.nextSubscriber += 1
-            state.subscribers[key] = continuation
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.storage.withLock { $0.subscribers.removeValue(forKey: key) }
-            }
+        if let key = storage.withLock({ $0.subscribers.add(continuation) }) {
+            continuation.onTermination = { [weak self] _ in self?.storage.withLock { $0.subscribers.remove(key) } }
         }
         return stream
     }

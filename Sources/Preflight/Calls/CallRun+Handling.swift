@@ -158,7 +158,7 @@ extension CallRun {
         guard !feed(.localDisconnect).isIgnored else { return }
         if callSid == nil, offered, call.role == .caller {
             hangupPending = true
-            after(.seconds(2), .hangupDeadline, in: &group)
+            group.post(.hangupDeadline, to: inputs, after: .seconds(2))
         }
     }
 
@@ -205,7 +205,7 @@ extension CallRun {
         let media = media
         let source = CallAudioSource(switchboard: audio)
         group.addTask { await media.send(source) }
-        every(.seconds(1), .sampleTick, in: &group)
+        group.post(.sampleTick, to: inputs, every: .seconds(1))
     }
 
     /// The second's sample, its warnings (constant input level not while muted, constant
@@ -219,28 +219,5 @@ extension CallRun {
         note(update)
         if update.didChange { call.emit(.qualityWarnings(current: update.current, previous: update.previous)) }
         if media.isSending { media.sendReport(at: now) }
-    }
-
-    // MARK: Timers
-
-    func after(_ duration: Duration, _ input: Input, in group: inout TaskGroup<Void>) {
-        let inputs = inputs
-        group.addTask {
-            try? await Task.sleep(for: duration)
-            if !Task.isCancelled { inputs.yield(input) }
-        }
-    }
-
-    func every(_ interval: Duration, _ input: Input, in group: inout TaskGroup<Void>) {
-        let inputs = inputs
-        group.addTask {
-            let clock = ContinuousClock()
-            var next = clock.now
-            while true {
-                next += interval
-                do { try await Task.sleep(until: next, clock: clock) } catch { return }
-                inputs.yield(input)
-            }
-        }
     }
 }

@@ -19,9 +19,7 @@ public final class Registration: Sendable {
     struct State {
         var invites: [String: CallInvite] = [:]
         var calls: [String: AsyncStream<CallRun.Input>.Continuation] = [:]
-        var subscribers: [Int: AsyncStream<RegistrationEvent>.Continuation] = [:]
-        var nextSubscriber = 0
-        var terminal: RegistrationEvent?
+        var subscribers = EventSubscribers<RegistrationEvent>()
         var tasks: [Task<Void, Never>] = []
     }
 
@@ -62,18 +60,8 @@ public final class Registration: Sendable {
     /// ``RegistrationEvent/unregistered(_:)`` and finishes.
     public func events() -> AsyncStream<RegistrationEvent> {
         let (stream, continuation) = AsyncStream<RegistrationEvent>.makeStream()
-        storage.withLock { state in
-            if let terminal = state.terminal {
-                continuation.yield(terminal)
-                continuation.finish()
-                return
-            }
-            let key = state.nextSubscriber
-            state.nextSubscriber += 1
-            state.subscribers[key] = continuation
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.storage.withLock { $0.subscribers.removeValue(forKey: key) }
-            }
+        if let key = storage.withLock({ $0.subscribers.add(continuation) }) {
+            continuation.onTermination = { [weak self] _ in self?.storage.withLock { $0.subscribers.remove(key) } }
         }
         return stream
     }
@@ -129,22 +117,12 @@ public final class Registration: Sendable {
     }
 
     func publish(_ event: RegistrationEvent) {
-        storage.withLock { state in
-            for continuation in state.subscribers.values { continuation.yield(event) }
-        }
+        storage.withLock { $0.subscribers.yield(event) }
     }
 
     func finish(_ error: PreflightError?) {
-        let subscribers = storage.withLock { state -> [AsyncStream<RegistrationEvent>.Continuation] in
-            guard state.terminal == nil else { return [] }
-            state.terminal = .unregistered(error)
-            defer { state.subscribers.removeAll() }
-            return Array(state.subscribers.values)
-        }
-        for continuation in subscribers {
-            continuation.yield(.unregistered(error))
-            continuation.finish()
-        }
+        let finished = storage.withLock { $0.subscribers.end(with: .unregistered(error)) } ?? []
+        for continuation in finished { continuation.finish() }
     }
 
     func attach(_ delegate: (any NotificationDelegate)?) {
