@@ -80,6 +80,9 @@ extension PreflightTestRun {
             callSid = sid
             callOpen = true
             publish()
+        case .answer:
+            // The invite's answer, which outran the invite's wait: `invite(_:)` still returns it.
+            return nil
         case .hangup(let hangup):
             callOpen = false
             if let code = hangup.code {

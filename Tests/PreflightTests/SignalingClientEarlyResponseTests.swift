@@ -21,6 +21,19 @@ import Testing
         await #expect(throws: PreflightError.self) { _ = try await client.wait(for: .registered, until: .now + .milliseconds(50)) }
     }
 
+    @Test func anAnswerThatOutrunsTheInvitesWaitIsKeptAndToldToTheEvents() async throws {
+        let client = Self.client()
+        let answer = SignalingMessage.answer(.init(callSid: "CA1", ice: ICEParameters(ufrag: "edge", pwd: "abcdefghijklmnopqrstuv", lite: true), codec: "PCMU", payloadType: 0))
+        client.route(answer)
+        #expect(try await client.wait(for: .answer, until: .now + .seconds(1)) == answer)
+        var events = client.events.makeAsyncIterator()
+        guard case .message(let told)? = await events.next() else {
+            Issue.record("the answer was not told to the events")
+            return
+        }
+        #expect(told == answer)
+    }
+
     @Test func anEarlyRefusalFailsTheWaitThatFollowsWithItsCode() async throws {
         let client = Self.client()
         client.route(.error(.init(code: 20106, message: "no incoming grant")))

@@ -52,11 +52,10 @@ public final class CallInvite: Sendable {
     }
 
     /// Declines the call on this device (once; after ``accept(options:delegate:logger:)`` it does
-    /// nothing). The caller fails with 31603 when every device that rang declined.
+    /// nothing). The caller fails with 31603 when every device that rang declined. It returns at
+    /// once; ``Registration/unregister()`` waits until the rejection went out.
     public func reject() {
         guard registration.claim(callSid) else { return }
-        let signaling = registration.signaling
-        let callSid = callSid
-        Task { try? await signaling.send(.reject(callSid: callSid)) }
+        registration.send(.reject(callSid: callSid))
     }
 }

@@ -21,6 +21,8 @@ public final class Registration: Sendable {
         var calls: [String: AsyncStream<CallRun.Input>.Continuation] = [:]
         var subscribers = EventSubscribers<RegistrationEvent>()
         var tasks: [Task<Void, Never>] = []
+        /// Messages sent in the background (rejections), awaited before the session closes.
+        var sending: [Task<Void, Never>] = []
     }
 
     private init(identity: String, signaling: SignalingClient, welcome: SignalingMessage.Welcome, logger: Logger) {
@@ -68,8 +70,17 @@ public final class Registration: Sendable {
 
     /// Stops receiving calls: the session closes, and calls accepted on it end.
     public func unregister() async {
+        for task in storage.withLock({ $0.sending }) { await task.value }
         await signaling.close()
         for task in storage.withLock({ $0.tasks }) { await task.value }
+    }
+
+    /// Sends `message` on the registration's session in the background; ``unregister()`` waits
+    /// for it.
+    func send(_ message: SignalingMessage) {
+        let signaling = signaling
+        let task = Task { _ = try? await signaling.send(message) }
+        storage.withLock { $0.sending.append(task) }
     }
 
     // MARK: Routing

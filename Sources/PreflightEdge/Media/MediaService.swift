@@ -90,6 +90,15 @@ public final class MediaService: Sendable {
         }
     }
 
+    /// Separates a bridge leg from whatever leg it was joined to.
+    public func unlinkAll(localUfrag: String) {
+        state.withLock { state in
+            guard let partner = state.sessions[localUfrag]?.partner?.ufrag else { return }
+            state.sessions[localUfrag]?.partner = nil
+            if state.sessions[partner]?.partner?.ufrag == localUfrag { state.sessions[partner]?.partner = nil }
+        }
+    }
+
     /// Separates two bridge legs: nothing is forwarded between them any more.
     public func unlink(_ first: String, _ second: String) {
         state.withLock { state in

@@ -80,6 +80,9 @@ extension SessionLoop {
                 code: .malformed, message: "signaling: unexpected \"\(message.type)\" while waiting for \(phase.awaited)"),
                 callSid: phase.callSid)
             return .end
+        case (.mediaLingered(let ufrag), _):
+            if lingering.remove(ufrag) != nil { edge.media.removeSession(localUfrag: ufrag) }
+            return .proceed
         case (.applicationFinished, _), (.ringTimeout, _):
             return .proceed
         }
@@ -133,7 +136,15 @@ extension SessionLoop {
             if !digits.isEmpty {
                 logger.info("call digits", metadata: ["callSid": "\(call.callSid)", "role": "\(call.role.rawValue)", "digits": "\(digits)"])
             }
-            edge.media.removeSession(localUfrag: ufrag)
+            // The leg's checks are still answered for a moment: a client that has not read the
+            // hangup yet must not see its media refused first (and report 53405 for a rejection).
+            edge.media.unlinkAll(localUfrag: ufrag)
+            lingering.insert(ufrag)
+            let inbox = inbox
+            timers.addTask {
+                try? await Task.sleep(for: SessionLoop.mediaLinger)
+                if !Task.isCancelled { inbox.post(.mediaLingered(ufrag: ufrag)) }
+            }
         }
         enter(.ready(call.claims), timers: &timers)
     }

@@ -32,6 +32,10 @@ struct SessionLoop {
     var registered = false
     /// Calls ringing here now (at most ``CallRouter/maximumOffersPerSession``).
     var offered: Set<String> = []
+    /// Media sessions of calls that ended here, kept answering checks for ``mediaLinger``.
+    var lingering: Set<String> = []
+    /// How long a call's media session outlives its call.
+    static let mediaLinger: Duration = .seconds(2)
     /// When the session's last call messages went out (at most ``CallMessage/maximumPerWindow``).
     var messageTimes: [ContinuousClock.Instant] = []
 
@@ -72,6 +76,7 @@ struct SessionLoop {
                     callSid: call.callSid, by: sessionId, reason: "the other party's connection was lost", code: .connectionError)
             }
         }
+        for ufrag in lingering { edge.media.removeSession(localUfrag: ufrag) }
         if let party { edge.calls.sessionEnded(party) }
         if let admission {
             edge.admissions.withLock { $0.release(admission) }

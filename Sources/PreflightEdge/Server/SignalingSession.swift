@@ -34,12 +34,14 @@ struct SignalingSession {
         case call(CallRouter.Notice)
         /// The caller's ring timer for this call expired.
         case ringTimeout(callSid: String)
+        /// An ended call's media session may go now.
+        case mediaLingered(ufrag: String)
 
         /// Whether the client sent it (it counts against ``SignalingSession/inboundBuffer``).
         var isFromClient: Bool {
             switch self {
             case .message, .malformed, .closed: true
-            case .timeout, .applicationFinished, .call, .ringTimeout: false
+            case .timeout, .applicationFinished, .call, .ringTimeout, .mediaLingered: false
             }
         }
     }

@@ -13,6 +13,9 @@ extension SignalingClient {
             return
         case .answer:
             if resolve(.answer, .success(message)) { return }
+            // Kept for an `invite(_:)` about to wait, and told to a reader of the events that
+            // places calls without waiting.
+            keepEarly(.answer, message)
         case .resumed(let body):
             if let token = body.resumeToken {
                 state.withLock { $0.resume?.resumeToken = token }
@@ -36,8 +39,8 @@ extension SignalingClient {
         eventContinuation.yield(.message(message))
     }
 
-    /// Keeps a response no request waits for yet (welcome, registered, resumed come only in
-    /// answer to this client's own requests): the wait that follows takes it.
+    /// Keeps a response no request waits for yet (it comes only in answer to this client's own
+    /// requests): the wait that follows takes it.
     private func keepEarly(_ awaited: Awaited, _ message: SignalingMessage) {
         state.withLock { $0.early[awaited] = message }
     }
