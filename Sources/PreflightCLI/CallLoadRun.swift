@@ -107,15 +107,25 @@ struct CallLoadRun {
         let clock = ContinuousClock()
         let start = clock.now
         for party in parties { party.startCounting() }
-        // One pacing task sends every party's frame each 20 ms, the parties spread over ten 2 ms
-        // slots as independent clients' packets would be (not all in one burst).
-        var slot = 0
-        let slots = 10
-        while clock.now - start < duration {
-            try await Task.sleep(until: start + .milliseconds(2) * slot, clock: clock)
-            let frame = slot / slots
-            for index in stride(from: slot % slots, to: parties.count, by: slots) { parties[index].sendFrame(frame) }
-            slot += 1
+        // Pacing tasks (one per lane, so that sending is not bound to one thread) send every
+        // party's frame each 20 ms, the parties spread over ten 2 ms slots as independent
+        // clients' packets would be (not all in one burst).
+        let duration = duration
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<Self.pacingLanes {
+                group.addTask {
+                    var slot = 0
+                    while clock.now - start < duration {
+                        try await Task.sleep(until: start + .milliseconds(2) * slot, clock: clock)
+                        let frame = slot / Self.slots
+                        for index in stride(from: slot % Self.slots + lane * Self.slots, to: parties.count, by: Self.slots * Self.pacingLanes) {
+                            parties[index].sendFrame(frame)
+                        }
+                        slot += 1
+                    }
+                }
+            }
+            try await group.waitForAll()
         }
         let sendingEnded = clock.now
         try await Task.sleep(for: .milliseconds(300))  // the last packets in flight
@@ -139,6 +149,11 @@ struct CallLoadRun {
         for party in parties { await party.close() }
         return result
     }
+
+    /// 2 ms slots per 20 ms frame.
+    static let slots = 10
+    /// Concurrent pacing tasks.
+    static let pacingLanes = 4
 
     /// A call's two parties, connected.
     typealias Pair = (caller: CallLoadParty, callee: CallLoadParty)
