@@ -40,6 +40,9 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
     @Option(help: "The access token for --edge-url; its outgoing application must be the edge's dial application (see `preflight token`).")
     public var token: String?
 
+    /// DTMF digits to send once connected.
+    @Option(help: "Digits to send once connected, as RFC 4733 telephone events: 0-9, *, #, and w for a 500 ms pause (at most 256).")
+    public var digits: String?
     /// Seconds the call stays up once connected.
     @Option(help: "Seconds the call stays up once connected, then it hangs up (1-3600).")
     public var duration: Int = 10
@@ -84,6 +87,12 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
             throw ValidationError("--to client: needs an identity, e.g. client:bob")
         }
         guard (1...3600).contains(duration) else { throw ValidationError("--duration must be 1 to 3600 seconds, got \(duration)") }
+        if let digits {
+            let allowed = Set("0123456789*#w")
+            guard !digits.isEmpty, digits.count <= 256, digits.allSatisfy(allowed.contains) else {
+                throw ValidationError("--digits must be 1 to 256 of 0-9, *, # and w, got \"\(digits)\"")
+            }
+        }
         guard (1...120).contains(signalingTimeout) else {
             throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
         }
@@ -250,7 +259,7 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         recorder.follow(call)
         // Cancelling this command (a parent task's cancellation) hangs up.
         await withTaskCancellationHandler {
-            await Self.hold(call, for: .seconds(duration), hangUp: hangUp)
+            await Self.hold(call, for: .seconds(duration), hangUp: hangUp, digits: digits)
         } onCancel: {
             call.disconnect()
         }
@@ -259,11 +268,13 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
 
     /// Waits until `call` connects (or ends), keeps it up for `duration` unless it ends sooner or
     /// `hangUp` is requested, then hangs up and waits for the end.
-    static func hold(_ call: Call, for duration: Duration, hangUp: HangUpRequest) async {
+    static func hold(_ call: Call, for duration: Duration, hangUp: HangUpRequest, digits: String? = nil) async {
         let clock = ContinuousClock()
         while [.connecting, .ringing].contains(call.state), !Task.isCancelled, !hangUp.isRequested {
             try? await Task.sleep(for: .milliseconds(20))
         }
+        // Checked by validate(); they play while the call is up.
+        if let digits { try? call.sendDigits(digits) }
         let deadline = clock.now + duration
         while call.state != .disconnected, clock.now < deadline, !Task.isCancelled, !hangUp.isRequested {
             try? await Task.sleep(until: min(deadline, clock.now + .milliseconds(50)), clock: clock)

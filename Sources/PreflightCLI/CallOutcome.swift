@@ -23,12 +23,15 @@ public struct CallOutcome: Sendable, Hashable, Codable {
     public var warnings: [CallWarningChange]
     /// The samples summarised.
     public var summary: CallSampleSummary
+    /// The DTMF digits the other party sent (`--digits`), in order; empty when none came.
+    public var digitsReceived: String
 
     /// Creates an outcome; the summary is made from `samples` and `warnings`.
     public init(
         party: String, states: [String], callbacks: [String], callSid: String?, error: ReportError?, samples: [StatsSample],
-        warnings: [CallWarningChange]
+        warnings: [CallWarningChange], digitsReceived: String = ""
     ) {
+        self.digitsReceived = digitsReceived
         self.party = party
         self.states = states
         self.callbacks = callbacks
@@ -39,7 +42,7 @@ public struct CallOutcome: Sendable, Hashable, Codable {
         summary = CallSampleSummary(samples: samples, warnings: warnings)
     }
 
-    private enum CodingKeys: String, CodingKey { case party, states, callbacks, callSid, error, samples, warnings, summary }
+    private enum CodingKeys: String, CodingKey { case party, states, callbacks, callSid, error, samples, warnings, summary, digitsReceived }
 
     /// Encodes every key, `callSid` and `error` as `null` when absent.
     public func encode(to encoder: any Encoder) throws {
@@ -52,6 +55,7 @@ public struct CallOutcome: Sendable, Hashable, Codable {
         try container.encode(samples, forKey: .samples)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(summary, forKey: .summary)
+        try container.encode(digitsReceived, forKey: .digitsReceived)
     }
 
     /// The error as a ``PreflightError`` (for the exit status), when there is one.

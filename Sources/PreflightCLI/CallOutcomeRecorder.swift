@@ -15,6 +15,8 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
         var error: PreflightError?
         var samples: [StatsSample] = []
         var warnings: [CallWarningChange] = []
+        /// DTMF digits the other party sent.
+        var digits = ""
         var active: Set<QualityWarning> = []
         var sampleReader: Task<Void, Never>?
     }
@@ -33,6 +35,11 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
         let events = call.events()
         let reader = Task { [self] in
             for await event in events {
+                if case .digitReceived(let digit) = event {
+                    state.withLock { $0.digits.append(digit) }
+                    live("\(party) digit received: \(digit)")
+                    continue
+                }
                 guard case .sample(let sample) = event else { continue }
                 let (second, warnings) = state.withLock { recorded in
                     recorded.samples.append(sample)
@@ -55,7 +62,8 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
         return state.withLock { recorded in
             CallOutcome(
                 party: party, states: call.states.map(\.rawValue), callbacks: recorded.callbacks, callSid: call.sid,
-                error: recorded.error.map { ReportError($0) }, samples: recorded.samples, warnings: recorded.warnings)
+                error: recorded.error.map { ReportError($0) }, samples: recorded.samples, warnings: recorded.warnings,
+                digitsReceived: recorded.digits)
         }
     }
 

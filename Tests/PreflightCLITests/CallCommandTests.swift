@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func bothPartiesOnTheLocalEdgeReportTheConnectedRow() async throws {
-        let (outcomes, returned, progress) = try await Self.call(["--to", "client:bob", "--duration", "2", "--json"])
+        let (outcomes, returned, progress) = try await Self.call(["--to", "client:bob", "--duration", "2", "--digits", "12#", "--json"])
         #expect(outcomes == returned)
         #expect(outcomes.error == nil)
         let callee = try #require(outcomes.callee)
@@ -42,6 +42,9 @@ import Testing
         #expect(callee.party == "callee")
         #expect(outcomes.caller.callSid != nil)
         #expect(outcomes.caller.callSid == callee.callSid)
+        // The digits went in the caller's audio stream, through the bridge, to the callee.
+        #expect(callee.digitsReceived == "12#")
+        #expect(outcomes.caller.digitsReceived.isEmpty)
         // The live lines went to progress (standard error), one per callback and per second.
         #expect(progress.contains { $0.hasPrefix("caller callDidConnect") })
         #expect(progress.contains { $0.hasPrefix("callee   1 s  rtt") })
@@ -55,7 +58,7 @@ import Testing
         #expect(Set(object.keys) == ["caller", "callee"])
         #expect(object["callee"] is NSNull)
         let caller = try #require(object["caller"] as? [String: Any])
-        for key in ["states", "callbacks", "callSid", "error", "samples", "warnings", "summary"] {
+        for key in ["states", "callbacks", "callSid", "error", "samples", "warnings", "summary", "digitsReceived"] {
             #expect(caller.keys.contains(key), "\(key)")
         }
         #expect(caller["error"] is NSNull)

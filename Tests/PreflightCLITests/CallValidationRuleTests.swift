@@ -11,6 +11,8 @@ import Testing
         (["call", "--to", ""], "--to must not be empty"),
         (["call", "--to", "client:"], "--to client: needs an identity, e.g. client:bob"),
         (["call", "--to", "client:bob", "--duration", "0"], "--duration must be 1 to 3600 seconds, got 0"),
+        (["call", "--to", "client:bob", "--digits", "12a"], "--digits must be 1 to 256 of 0-9, *, # and w, got \"12a\""),
+        (["call", "--to", "client:bob", "--digits", ""], "--digits must be 1 to 256 of 0-9, *, # and w, got \"\""),
         (["call", "--to", "client:bob", "--duration", "3601"], "--duration must be 1 to 3600 seconds, got 3601"),
         (["call", "--to", "client:bob", "--signaling-timeout", "0"], "--signaling-timeout must be 1 to 120 seconds, got 0"),
         (["call", "--to", "client:bob", "--token", "a.b.c"], "--edge-url and --token go together"),
