@@ -10,12 +10,8 @@ import Testing
 @Suite(.serialized) struct CallDigitTests {
     @Test func digitsReachTheOtherPartyInOrderWithTheirPauses() async throws {
         try await CallHarness.withEdge { harness in
-            let bob = try await harness.register("bob")
-            let invites = bob.events()
-            let alice = try await harness.connect(to: "client:bob")
-            let callee = try #require(await next(invites)?.invite).accept()
-            #expect(await alice.wait(for: .connected))
-            #expect(await callee.wait(for: .connected))
+            let call = try await harness.connectedCall()
+            let (alice, callee, bob) = (call.caller, call.callee, call.bob)
             #expect(alice.isMediaEncrypted)
             let events = callee.events()
             let received = Mutex<[Character]>([])

@@ -2,6 +2,7 @@ import Foundation
 import Preflight
 import PreflightEdge
 import Synchronization
+import Testing
 
 /// Two or more SDK parties and a real `preflight serve` process: what the call tests share.
 struct CallHarness: Sendable {
@@ -39,6 +40,31 @@ struct CallHarness: Sendable {
         return Voice.connect(
             options: ConnectOptions(accessToken: token, edgeURL: edge.signalingURL, params: all, callOptions: callOptions),
             delegate: delegate)
+    }
+}
+
+extension CallHarness {
+    /// A call from alice to bob (bob registered, his invite accepted), both parties connected.
+    struct ConnectedCall: Sendable {
+        let caller: Call
+        let callee: Call
+        /// Bob's registration: unregister it at the end.
+        let bob: Registration
+    }
+
+    /// Registers bob, calls him from alice, accepts on his side and expects both to connect.
+    func connectedCall(
+        callerOptions: CallOptions = CallOptions(), calleeOptions: CallOptions = CallOptions(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ConnectedCall {
+        let bob = try await register("bob")
+        let invites = bob.events()
+        let caller = try await connect(to: "client:bob", callOptions: callerOptions)
+        let invite = try #require(await next(invites)?.invite, sourceLocation: sourceLocation)
+        let callee = invite.accept(options: AcceptOptions(callOptions: calleeOptions))
+        #expect(await caller.wait(for: .connected), sourceLocation: sourceLocation)
+        #expect(await callee.wait(for: .connected), sourceLocation: sourceLocation)
+        return ConnectedCall(caller: caller, callee: callee, bob: bob)
     }
 }
 

@@ -31,13 +31,8 @@ import Testing
 
     @Test func everyGroupOfACallReachesTheEdge() async throws {
         try await CallHarness.withEdge { harness in
-            let bob = try await harness.register("bob")
-            let invites = bob.events()
-            let caller = try await harness.connect(to: "client:bob")
-            let invite = try #require(await next(invites)?.invite)
-            let callee = invite.accept()
-            #expect(await caller.wait(for: .connected))
-            #expect(await callee.wait(for: .connected))
+            let call = try await harness.connectedCall()
+            let (caller, callee, bob) = (call.caller, call.callee, call.bob)
             caller.setMuted(true)
             caller.setMuted(false)
             caller.setOnHold(true)

@@ -312,13 +312,9 @@ import Testing
     @Test(arguments: [(true, true), (true, false), (false, true)])
     func eachLegIsEncryptedWhenItsPartyAsks(caller callerEncrypts: Bool, callee calleeEncrypts: Bool) async throws {
         try await CallHarness.withEdge { harness in
-            let bob = try await harness.register("bob")
-            let invites = bob.events()
-            let caller = try await harness.connect(to: "client:bob", callOptions: CallOptions(encryptsMedia: callerEncrypts))
-            let callee = try #require(await next(invites)?.invite).accept(
-                options: AcceptOptions(callOptions: CallOptions(encryptsMedia: calleeEncrypts)))
-            #expect(await caller.wait(for: .connected))
-            #expect(await callee.wait(for: .connected))
+            let call = try await harness.connectedCall(
+                callerOptions: CallOptions(encryptsMedia: callerEncrypts), calleeOptions: CallOptions(encryptsMedia: calleeEncrypts))
+            let (caller, callee, bob) = (call.caller, call.callee, call.bob)
             try await Task.sleep(for: .milliseconds(1500))
             #expect(caller.isMediaEncrypted == callerEncrypts)
             #expect(callee.isMediaEncrypted == calleeEncrypts)

@@ -24,12 +24,8 @@ import Testing
 
     @Test func messagesGoBothWaysAndTheSenderLearnsTheyWent() async throws {
         try await CallHarness.withEdge { harness in
-            let bob = try await harness.register("bob")
-            let invites = bob.events()
-            let alice = try await harness.connect(to: "client:bob")
-            let callee = try #require(await next(invites)?.invite).accept()
-            #expect(await alice.wait(for: .connected))
-            #expect(await callee.wait(for: .connected))
+            let call = try await harness.connectedCall()
+            let (alice, callee, bob) = (call.caller, call.callee, call.bob)
             let aliceEvents = alice.events()
             let bobEvents = callee.events()
             let id = alice.sendMessage(CallMessage(content: #"{"hello":"bob"}"#))
@@ -78,12 +74,8 @@ import Testing
             await bob.unregister()
         }
         try await CallHarness.withEdge { harness in
-            let bob = try await harness.register("bob")
-            let invites = bob.events()
-            let alice = try await harness.connect(to: "client:bob")
-            let callee = try #require(await next(invites)?.invite).accept()
-            #expect(await alice.wait(for: .connected))
-            #expect(await callee.wait(for: .connected))
+            let call = try await harness.connectedCall()
+            let (alice, callee, bob) = (call.caller, call.callee, call.bob)
             func outcome(_ message: CallMessage) async -> PreflightError.Code?? {
                 let events = alice.events()
                 let id = alice.sendMessage(message)

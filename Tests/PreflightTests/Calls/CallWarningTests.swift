@@ -9,13 +9,8 @@ import Testing
 @Suite(.serialized) struct CallWarningTests {
     @Test func mutingSilencesTheOtherSideWithoutAnInputWarningAndHoldClearsTheOutputWarning() async throws {
         try await CallHarness.withEdge { harness in
-            let bob = try await harness.register("bob")
-            let invites = bob.events()
-            let alice = try await harness.connect(to: "client:bob")
-            let invite = try #require(await next(invites)?.invite)
-            let callee = invite.accept()
-            #expect(await alice.wait(for: .connected))
-            #expect(await callee.wait(for: .connected))
+            let call = try await harness.connectedCall()
+            let (alice, callee, bob) = (call.caller, call.callee, call.bob)
             callee.setMuted(true)
             #expect(callee.isMuted)
             // Ten one-second samples of bob's silent frames: alice hears a constant level (0).
