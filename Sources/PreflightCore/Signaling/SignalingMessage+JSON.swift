@@ -33,6 +33,9 @@ extension SignalingMessage: Codable {
         case "message": self = .message(try Message(from: decoder))
         case "messageStatus": self = .messageStatus(try MessageStatus(from: decoder))
         case "cancel": self = .cancel(try Cancel(from: decoder))
+        case "probe": self = .probe(try Probe(from: decoder))
+        case "probeTrain": self = .probeTrain(try ProbeTrain(from: decoder))
+        case "probeArrivals": self = .probeArrivals(try ProbeArrivals(from: decoder))
         case "accept": self = .accept(try Accept(from: decoder))
         case "reject":
             self = .reject(callSid: try decoder.container(keyedBy: RingingKeys.self).decode(String.self, forKey: .callSid))
@@ -70,6 +73,9 @@ extension SignalingMessage: Codable {
         case .message(let body): try body.encode(to: encoder)
         case .messageStatus(let body): try body.encode(to: encoder)
         case .cancel(let body): try body.encode(to: encoder)
+        case .probe(let body): try body.encode(to: encoder)
+        case .probeTrain(let body): try body.encode(to: encoder)
+        case .probeArrivals(let body): try body.encode(to: encoder)
         case .accept(let body): try body.encode(to: encoder)
         case .reject(let callSid):
             var body = encoder.container(keyedBy: RingingKeys.self)

@@ -2,9 +2,9 @@
 /// `type` field naming the case. The protocol is documented in `docs/protocol.md`.
 ///
 /// Client to edge: ``hello(token:client:)``, ``resume(_:)``, ``invite(_:)``, ``register``,
-/// ``accept(_:)``, ``reject(callSid:)``, ``insights(_:)``, ``hangup(_:)``.
+/// ``accept(_:)``, ``reject(callSid:)``, ``insights(_:)``, ``probe(_:)``, ``probeTrain(_:)``, ``hangup(_:)``.
 /// Edge to client: ``welcome(_:)``, ``resumed(_:)``, ``registered(identity:)``, ``incoming(_:)``,
-/// ``cancel(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``hangup(_:)``, ``error(_:)``.
+/// ``cancel(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``probeArrivals(_:)``, ``hangup(_:)``, ``error(_:)``.
 public enum SignalingMessage: Sendable, Hashable {
     /// First message of a connection: the access token (a JWT) and the client's name and version.
     case hello(token: String, client: String?)
@@ -43,6 +43,13 @@ public enum SignalingMessage: Sendable, Hashable {
     case message(Message)
     /// Whether the edge delivered a message: `code` when it did not.
     case messageStatus(MessageStatus)
+    /// Start a last-mile probe: the client's ICE parameters and the expected bitrates; the edge
+    /// answers with an `answer` (application `"probe"`).
+    case probe(Probe)
+    /// Downlink probe packets at a rate and size from now on (client → edge).
+    case probeTrain(ProbeTrain)
+    /// The uplink probe packets the edge received: a batch every 100 ms (edge → client).
+    case probeArrivals(ProbeArrivals)
     /// The edge refuses a message or ends a session: a numeric code and a message.
     case error(ErrorInfo)
 
@@ -66,6 +73,9 @@ public enum SignalingMessage: Sendable, Hashable {
         case .insights: "insights"
         case .message: "message"
         case .messageStatus: "messageStatus"
+        case .probe: "probe"
+        case .probeTrain: "probeTrain"
+        case .probeArrivals: "probeArrivals"
         case .error: "error"
         }
     }
