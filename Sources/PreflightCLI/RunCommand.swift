@@ -102,6 +102,9 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
         }
         if (edgeURL == nil) != (token == nil) { throw ValidationError("--edge-url and --token go together") }
+        if let measurementFault, measurementFault.isProbeFault {
+            throw ValidationError("--measurement-fault \(measurementFault.rawValue) is for preflight probe")
+        }
         if edgeURL != nil, application != nil {
             throw ValidationError("--application chooses the local edge's application; with --edge-url the token's grant chooses it")
         }

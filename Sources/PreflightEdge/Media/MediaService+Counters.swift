@@ -34,5 +34,17 @@ extension MediaService {
         public var droppedOverBudget = 0
         /// Frames not recorded because a recording byte budget was spent.
         public var droppedOverRecordingBudget = 0
+        /// Uplink probe packets received and recorded for their client.
+        public var probePacketsReceived = 0
+        /// Downlink probe packets sent.
+        public var probePacketsSent = 0
+        /// Datagrams from a probing client over its probe's byte rate: dropped before any processing.
+        public var droppedOverProbeRate = 0
+        /// Uplink arrival records dropped because the session's buffer was full (the signaling
+        /// did not keep up).
+        public var droppedProbeRecords = 0
+        /// Downlink probe packets not sent: the byte budget was spent, or the peer was not
+        /// heard from recently.
+        public var probePacketsWithheld = 0
     }
 }

@@ -101,6 +101,8 @@ extension MediaService {
             if nominated || state.sessions[session.credentials.localUfrag]?.peer == nil {
                 state.sessions[session.credentials.localUfrag]?.peer = source
             }
+            // A consent check keeps a probe's downlink alive (its client is still there).
+            state.sessions[session.credentials.localUfrag]?.probe?.lastHeard = now
         }
         return .answer(encoded, check: true)
     }

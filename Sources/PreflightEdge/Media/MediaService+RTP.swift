@@ -10,6 +10,22 @@ extension MediaService {
             state.counters.droppedMalformed += 1
             return nil
         }
+        if session.probe != nil {
+            session.probe?.lastHeard = now
+            if header.payloadType == ProbePacket.payloadType {
+                // An uplink probe packet: recorded for the client, never answered.
+                guard let (sequence, _) = ProbePacket.decode(header, in: bytes) else {
+                    state.counters.droppedMalformed += 1
+                    return nil
+                }
+                if session.probe?.record(sequence: sequence, arrivalMicroseconds: Self.microseconds(now), bytes: bytes.count) == true {
+                    state.counters.probePacketsReceived += 1
+                } else {
+                    state.counters.droppedProbeRecords += 1
+                }
+                return nil
+            }
+        }
         if session.clientSSRC != header.ssrc {
             session.clientSSRC = header.ssrc
             session.uplink = ReceiveStatistics(minSequential: 1)

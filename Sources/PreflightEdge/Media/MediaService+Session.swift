@@ -29,6 +29,8 @@ extension MediaService {
         var recordingClosed = false
         var recordingPayloadType: UInt8 = MuLaw.payloadType
         var firstMediaTime: Double?
+        /// A last-mile probe's state, for a probe session.
+        var probe: ProbeSession?
 
         /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, its
         /// 8 kHz clock at `seconds`) and counts it for the session's sender reports.

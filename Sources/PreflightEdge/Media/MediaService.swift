@@ -173,7 +173,15 @@ public final class MediaService: Sendable {
         // One lock per datagram for the rate limit, the source's budget and, for media, the
         // session's work.
         let outcome = state.withLock { state -> MediaOutcome in
-            guard state.limiter.allow(source, at: now) else {
+            // A probing client's datagrams pass its probe's byte rate instead of the packet limit.
+            if let ufrag = state.verified[source]?.ufrag, var probe = state.sessions[ufrag]?.probe, probe.expectedUplink != nil {
+                guard probe.admit(bytes: size, at: now) else {
+                    state.sessions[ufrag]?.probe = probe
+                    state.counters.droppedOverProbeRate += 1
+                    return .drop
+                }
+                state.sessions[ufrag]?.probe = probe
+            } else if !state.limiter.allow(source, at: now) {
                 state.counters.droppedRateLimited += 1
                 return .drop
             }

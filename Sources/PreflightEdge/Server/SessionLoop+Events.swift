@@ -37,6 +37,15 @@ extension SessionLoop {
             return .proceed
         case (.message(.hello(let token, _)), .awaitingHello):
             return await hello(token: token, timers: &timers)
+        case (.message(.probe(let probe)), .ready(let claims)):
+            return await startProbe(probe, claims: claims, timers: &timers)
+        case (.message(.probeTrain(let train)), .inCall(let call)) where call.isProbe:
+            return await runTrain(train, call: call)
+        case (.probeFlush(let callSid), .inCall(let call)) where call.callSid == callSid:
+            await flushProbe(call)
+            return .proceed
+        case (.probeFlush, _):
+            return .proceed
         case (.message(.register), .ready), (.message(.register), .inCall):
             return await register()
         case (.message(.invite(let invite)), .ready(let claims)):

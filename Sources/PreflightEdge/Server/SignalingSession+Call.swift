@@ -17,12 +17,17 @@ extension SignalingSession {
     /// Opens a media session for a client's ICE ufrag: a test application's, or (`nil`) a leg of
     /// a bridged call. Returns the edge's side: ICE-lite credentials and its host candidate.
     /// - Parameter srtp: a bridge leg's keys when it is encrypted (the client's, the edge's).
+    /// - Parameter probe: a last-mile probe's request: the session is a probe session.
     func openMedia(
-        remoteUfrag: String, application: TestApplication?, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial)? = nil
+        remoteUfrag: String, application: TestApplication?, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial)? = nil,
+        probe: SignalingMessage.Probe? = nil
     ) throws(PreflightError) -> (ufrag: String, ice: ICEParameters) {
         let (ufrag, password) = ICEParameters.randomCredentials()
         let credentials = ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: remoteUfrag)
-        if let application {
+        if let probe {
+            edge.media.addProbeSession(
+                credentials, expectedUplinkBitrate: probe.expectedUplinkBitrate, expectedDownlinkBitrate: probe.expectedDownlinkBitrate)
+        } else if let application {
             edge.media.addSession(credentials, application: application)
         } else {
             try edge.media.addBridgeLeg(credentials, srtp: srtp)

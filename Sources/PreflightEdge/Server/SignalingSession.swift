@@ -36,12 +36,14 @@ struct SignalingSession {
         case ringTimeout(callSid: String)
         /// An ended call's media session may go now.
         case mediaLingered(ufrag: String)
+        /// A probe's uplink arrival records are due (every 100 ms).
+        case probeFlush(callSid: String)
 
         /// Whether the client sent it (it counts against ``SignalingSession/inboundBuffer``).
         var isFromClient: Bool {
             switch self {
             case .message, .malformed, .closed: true
-            case .timeout, .applicationFinished, .call, .ringTimeout, .mediaLingered: false
+            case .timeout, .applicationFinished, .call, .ringTimeout, .mediaLingered, .probeFlush: false
             }
         }
     }
@@ -69,6 +71,8 @@ struct SignalingSession {
         /// The client's SRTP key, when it encrypts.
         let srtp: SRTPKeyingMaterial?
         let claims: AccessTokenClaims
+        /// A last-mile probe rather than a call (its application is the echo, for its pings).
+        var isProbe = false
     }
 
     enum Disposition {

@@ -88,8 +88,8 @@ public enum NetworkQuality: Int, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    /// `self`, or `limit` when `limit` is worse (both rated 1…5).
-    private func atBest(_ limit: NetworkQuality) -> NetworkQuality {
+    /// `self`, or `limit` when `limit` is worse (both rated 1…5): a cap on a rating.
+    public func atBest(_ limit: NetworkQuality) -> NetworkQuality {
         rawValue >= limit.rawValue ? self : limit
     }
 }

@@ -53,8 +53,9 @@ public final class ICEAgentDriver: Sendable {
         configuration: ICEAgentDriverConfiguration, origin: ContinuousClock.Instant = .now, logger: Logger,
         events: @escaping @Sendable (Event) -> Void
     ) async throws(PreflightError) -> ICEAgentDriver {
-        let socket = try await MediaSocket.bind(host: configuration.ipv4Address)
-        let ipv6Socket = configuration.bindsIPv6 ? try? await MediaSocket.bind(host: "::") : nil
+        let socket = try await MediaSocket.bind(host: configuration.ipv4Address, receiveBufferSize: configuration.receiveBufferSize)
+        let ipv6Socket =
+            configuration.bindsIPv6 ? try? await MediaSocket.bind(host: "::", receiveBufferSize: configuration.receiveBufferSize) : nil
         return ICEAgentDriver(
             configuration: configuration, origin: origin, socket: socket, ipv6Socket: ipv6Socket, logger: logger, events: events)
     }

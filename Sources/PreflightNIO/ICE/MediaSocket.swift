@@ -21,14 +21,19 @@ public final class MediaSocket: Sendable {
     ///   - port: the local port, 0 (ephemeral) by default.
     ///   - bufferedDatagrams: how many received datagrams wait for the reader before the oldest are
     ///     dropped (a stalled reader must not grow memory without bound); 4096 by default.
+    ///   - receiveBufferSize: the socket's `SO_RCVBUF`, bytes; `nil` (the system's default) by default.
     /// - Throws: ``PreflightError`` `.socketBindFailed` when the socket cannot be bound.
     public static func bind(
-        host: String = "0.0.0.0", port: Int = 0, bufferedDatagrams: Int = 4096,
+        host: String = "0.0.0.0", port: Int = 0, bufferedDatagrams: Int = 4096, receiveBufferSize: Int? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(PreflightError) -> MediaSocket {
         let (stream, continuation) = AsyncStream<Datagram>.makeStream(bufferingPolicy: .bufferingNewest(bufferedDatagrams))
         do {
-            let channel = try await DatagramBootstrap(group: group)
+            var bootstrap = DatagramBootstrap(group: group)
+            if let receiveBufferSize {
+                bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: receiveBufferSize))
+            }
+            let channel = try await bootstrap
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {

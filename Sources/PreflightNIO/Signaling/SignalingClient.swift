@@ -96,6 +96,18 @@ public final class SignalingClient: Sendable {
         return answer
     }
 
+    /// Starts a last-mile probe: sends `probe` and waits for the edge's `answer` (application `"probe"`).
+    /// - Throws: ``PreflightError``: the edge's error (70301 for bitrates out of range),
+    ///   `.signalingTimeout`, or why the connection failed.
+    public func probe(_ probe: SignalingMessage.Probe) async throws(PreflightError) -> SignalingMessage.Answer {
+        let deadline = ContinuousClock.now + configuration.timeout
+        try await send(.probe(probe))
+        guard case .answer(let answer) = try await wait(for: .answer, until: deadline) else {
+            throw PreflightError(code: .malformed, message: "signaling: no answer to the probe")
+        }
+        return answer
+    }
+
     /// Registers the session for incoming calls to the token's identity; `incoming` and `cancel`
     /// messages then arrive on ``events``.
     /// - Returns: the identity the edge registered.

@@ -1,0 +1,138 @@
+import Logging
+internal import NIOCore
+internal import PreflightCore
+internal import PreflightNIO
+import Synchronization
+
+extension LastmileProbeRun {
+    /// Handles one input.
+    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) throws(PreflightError) {
+        switch input {
+        case .welcomed(let result):
+            let welcome = try result.get()
+            edgeName = welcome.edge
+            phase = .gathering
+            ice.gather(servers: welcome.iceServers + options.iceServers)
+        case .answered(let result):
+            let answer = try result.get()
+            callSid = answer.callSid
+            phase = .checking
+            try ice.connect(remote: answer.ice)
+            group.post(.iceTimedOut, to: inputs, after: options.iceTimeout + .seconds(1))
+        case .signaling(.message(let message)):
+            try handle(message)
+        case .signaling(.reconnecting), .signaling(.reconnected):
+            break
+        case .signaling(.closed(let error)):
+            throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")
+        case .ice(.agent(let event)):
+            try handle(event)
+        case .ice(.media(let datagram)):
+            receive(datagram)
+        case .control:
+            try control(group: &group)
+        case .quality:
+            rateQuality()
+        case .iceTimedOut:
+            if !connected {
+                throw PreflightError(code: .mediaConnectionFailed, message: "ICE: media to the edge did not connect within \(options.iceTimeout)")
+            }
+        }
+    }
+
+    /// What the edge pushed.
+    mutating func handle(_ message: SignalingMessage) throws(PreflightError) {
+        switch message {
+        case .answer:
+            // The probe's answer outran the wait: `probe(_:)` still returns it.
+            break
+        case .probeArrivals(let batch):
+            guard let records = batch.arrivals, let direction = current, direction.way == .uplink else { return }
+            let now = seconds()
+            packetsInWindow += records.count
+            let sendTimes = direction.state.withLock { $0.sendTimes }
+            for record in records where Int(record.sequence) < sendTimes.count {
+                direction.observe(
+                    ProbeArrival(
+                        sequence: record.sequence, sendTime: sendTimes[Int(record.sequence)],
+                        arrivalTime: Double(record.arrivalMicroseconds) / 1e6, wireBytes: record.bytes + overhead),
+                    at: now)
+            }
+            if batch.dropped > 0 { logger.info("the edge dropped uplink arrival records", metadata: ["dropped": "\(batch.dropped)"]) }
+        case .hangup(let hangup):
+            throw PreflightError(
+                code: PreflightError.Code(hangup.code ?? PreflightError.Code.connectionError.rawValue),
+                message: "probe: the edge ended the probe: \(hangup.reason ?? "no reason given")")
+        case .error(let info):
+            throw info.preflightError
+        default:
+            throw PreflightError(code: .malformed, message: "signaling: unexpected \"\(message.type)\" from the edge during a probe")
+        }
+    }
+
+    /// What the ICE agent reported.
+    mutating func handle(_ event: ICEAgent.Event) throws(PreflightError) {
+        switch event {
+        case .gatheringComplete(let candidates):
+            let parameters = ice.withAgent { $0.localParameters }
+            let request = SignalingMessage.Probe(
+                ice: ICEParameters(ufrag: parameters.ufrag, pwd: parameters.pwd, candidates: candidates),
+                expectedUplinkBitrate: config.probeUplink ? config.expectedUplinkBitrate : nil,
+                expectedDownlinkBitrate: config.probeDownlink ? config.expectedDownlinkBitrate : nil)
+            let signaling = signaling
+            let inputs = inputs
+            Task {
+                do throws(PreflightError) {
+                    inputs.yield(.answered(.success(try await signaling.probe(request))))
+                } catch {
+                    inputs.yield(.answered(.failure(error)))
+                }
+            }
+            phase = .awaitingAnswer
+        case .connected(let pair, _):
+            connected = true
+            let address = pair.remoteCandidate.ip
+            overhead = ProbePacket.wireOverhead(ipv6: address.contains(":"))
+            phase = .pinging
+            pingStart = seconds()
+        case .failed(let error):
+            throw error
+        case .timeline, .pairChanged, .reconnected, .disconnected, .serverFailed, .channelBindRefused:
+            break
+        }
+    }
+
+    /// A datagram from the edge: a downlink probe packet or a ping's echo.
+    mutating func receive(_ datagram: Datagram) {
+        let arrival = seconds(datagram.arrival)
+        let size = datagram.data.readableBytes
+        datagram.data.withUnsafeReadableBytes { bytes in
+            guard PacketKind.classify(bytes) == .rtp, let header = try? RTPHeader(parsing: bytes) else { return }
+            packetsInWindow += 1
+            if let (sequence, sent) = ProbePacket.decode(header, in: bytes) {
+                guard let direction = current, direction.way == .downlink else { return }
+                direction.observe(
+                    ProbeArrival(sequence: sequence, sendTime: Double(sent) / 1e6, arrivalTime: arrival, wireBytes: size + overhead),
+                    at: arrival)
+            } else if let echo = MediaExtension.echoReport(header, in: bytes) {
+                let rtt = (arrival * 1e6 - Double(echo.clientSendMicroseconds) - Double(echo.holdMicroseconds)) / 1000
+                guard rtt >= 0 else { return }
+                rtts.append(rtt)
+                if phase == .pinging { quietRTTs.append(rtt) }
+            }
+        }
+    }
+
+    /// Sends one ping (a PCMU frame the edge echoes with its hold time).
+    mutating func ping() {
+        let now = seconds()
+        let packet = RTPPacket(
+            payloadType: MuLaw.payloadType, sequenceNumber: pingSequence, timestamp: UInt32(truncatingIfNeeded: Int(now * 8000)),
+            ssrc: ssrc &+ 1, headerExtension: MediaExtension.clientExtension(sendMicroseconds: UInt64(max(0, now * 1e6))),
+            payload: [UInt8](repeating: 0xFF, count: 20)[...])
+        pingSequence &+= 1
+        pingsSent += 1
+        lastPing = now
+        if let bytes = try? packet.encoded() { _ = ice.sendMedia(bytes) }
+    }
+}

@@ -1,0 +1,138 @@
+import NIOCore
+import PreflightCore
+import Synchronization
+
+extension MediaService {
+    /// Accepts checks for a last-mile probe's session: its pings (PCMU) are echoed as an echo
+    /// session's, its uplink probe packets (``ProbePacket``) are recorded for
+    /// ``takeProbeArrivals(localUfrag:)``, and ``runProbeDownlink(localUfrag:)`` sends the trains
+    /// ``startProbeTrain(localUfrag:_:)`` asks for.
+    /// - Parameters:
+    ///   - expectedUplinkBitrate: bps; the client's datagrams may then arrive at twice this rate
+    ///     (64 KB burst) instead of the per-source packet limit. `nil`: no uplink probe.
+    ///   - expectedDownlinkBitrate: bps; trains may run at up to twice this rate, and the
+    ///     downlink may spend 12 s of it in bytes. `nil`: no downlink probe.
+    public func addProbeSession(_ credentials: ICELiteCredentials, expectedUplinkBitrate: Int?, expectedDownlinkBitrate: Int?) {
+        let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
+        var random = SystemRandomNumberGenerator()
+        var session = Session(credentials: credentials, key: key, application: .echo, ssrc: random.next(), sequence: random.next())
+        session.probe = ProbeSession(expectedUplink: expectedUplinkBitrate, expectedDownlink: expectedDownlinkBitrate, now: now)
+        state.withLock { $0.sessions[credentials.localUfrag] = session }
+    }
+
+    /// Starts (or replaces) the downlink train of a probe session: from now on packets of
+    /// `train.size` bytes at `train.rate` bps for `train.duration` ms, continuing the pacing
+    /// deadlines of the train before. Rate 0 stops.
+    /// - Throws: 70302 when the session is not a probe with a downlink, or the train asks for a
+    ///   rate over twice the expected downlink bitrate, a size outside 200…1200 bytes or a
+    ///   duration outside 0…1000 ms.
+    public func startProbeTrain(localUfrag: String, _ train: SignalingMessage.ProbeTrain) throws(PreflightError) {
+        let now = self.now
+        try state.withLock { state throws(PreflightError) in
+            guard let probe = state.sessions[localUfrag]?.probe, let expected = probe.expectedDownlink else {
+                throw PreflightError(code: .probeRefused, message: "probe: no downlink probe runs on this session")
+            }
+            let ceiling = Double(expected) * ProbeSession.downlinkRateFactor
+            guard train.rate >= 0, Double(train.rate) <= ceiling else {
+                throw PreflightError(
+                    code: .probeRefused, message: "probe: a train of \(train.rate) bps is over \(Int(ceiling)) bps (twice the expected downlink bitrate)")
+            }
+            guard (ProbePacket.minimumSize...ProbePacket.maximumSize).contains(train.size),
+                (0...ProbeSession.maximumTrainDuration).contains(train.duration)
+            else {
+                throw PreflightError(
+                    code: .probeRefused,
+                    message: "probe: a train's size must be \(ProbePacket.minimumSize)…\(ProbePacket.maximumSize) bytes and its duration 0…\(ProbeSession.maximumTrainDuration) ms, got \(train.size) and \(train.duration)")
+            }
+            state.sessions[localUfrag]?.probe?.train =
+                train.rate == 0 ? nil : (Double(train.rate), train.size, now + Double(train.duration) / 1000)
+        }
+    }
+
+    /// The uplink arrival records since the last take; `nil` when there are none (and none dropped).
+    public func takeProbeArrivals(localUfrag: String) -> SignalingMessage.ProbeArrivals? {
+        state.withLock { state in
+            guard var probe = state.sessions[localUfrag]?.probe, !probe.records.isEmpty || probe.droppedRecords > 0 else { return nil }
+            let count = min(probe.records.count, SignalingMessage.ProbeArrivals.maximumRecords * 3)
+            let batch = SignalingMessage.ProbeArrivals(records: Array(probe.records[..<count]), dropped: probe.droppedRecords)
+            probe.records.removeFirst(count)
+            probe.droppedRecords = 0
+            state.sessions[localUfrag]?.probe = probe
+            return batch
+        }
+    }
+
+    /// Sends a probe session's downlink trains until the session ends or the task is cancelled:
+    /// each packet on its absolute deadline (``ProbePacer``), only to the session's verified peer,
+    /// only while the client was heard within 3 s, and only while the byte budget lasts.
+    /// - Returns: the packets sent.
+    public func runProbeDownlink(localUfrag: String) async -> Int {
+        let clock = ContinuousClock()
+        let origin = clock.now
+        let startSeconds = now
+        var sent = 0
+        while !Task.isCancelled {
+            // One lock: what to send now, or how long to wait.
+            let step = state.withLock { state -> ProbeStep in
+                guard let session = state.sessions[localUfrag], var probe = session.probe else { return .end }
+                let now = self.now
+                guard let train = probe.train, train.until > now else {
+                    probe.train = nil
+                    probe.pacer.reset()
+                    state.sessions[localUfrag]?.probe = probe
+                    return .idle
+                }
+                let due = probe.pacer.due(now: now)
+                guard due <= now else { return .wait(due) }
+                return send(train: train, localUfrag: localUfrag, state: &state, now: now)
+            }
+            switch step {
+            case .end:
+                return sent
+            case .idle:
+                guard (try? await Task.sleep(for: .milliseconds(5))) != nil else { return sent }
+            case .wait(let due):
+                let instant = origin + .nanoseconds(Int64(max(0, due - startSeconds) * 1e9))
+                guard (try? await Task.sleep(until: instant, clock: clock)) != nil else { return sent }
+            case .sent(let channel, let envelope):
+                channel.writeAndFlush(envelope, promise: nil)
+                sent += 1
+            case .withheld:
+                guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return sent }
+            }
+        }
+        return sent
+    }
+
+    enum ProbeStep {
+        case end, idle, withheld
+        case wait(Double)
+        case sent(any Channel, AddressedEnvelope<ByteBuffer>)
+    }
+
+    /// Builds the next downlink packet of a train if the peer, its freshness and the budget allow.
+    private func send(train: (rate: Double, size: Int, until: Double), localUfrag: String, state: inout State, now: Double) -> ProbeStep {
+        guard let channel = state.channel, var session = state.sessions[localUfrag], var probe = session.probe,
+            let peer = session.peer, state.verified[peer]?.ufrag == localUfrag
+        else { return .end }
+        let wire = train.size + ProbePacket.wireOverhead(ipv6: peer.protocol == .inet6)
+        guard now - probe.lastHeard <= ProbeSession.freshness, probe.downlinkBudget >= wire,
+            let bytes = ProbePacket.encode(
+                sequence: probe.sequence, sendMicroseconds: Self.microseconds(now), ssrc: session.ssrc, size: train.size, fromEdge: true)
+        else {
+            probe.train = nil
+            probe.pacer.reset()
+            session.probe = probe
+            state.sessions[localUfrag] = session
+            state.counters.probePacketsWithheld += 1
+            return .withheld
+        }
+        probe.sequence &+= 1
+        probe.downlinkBudget -= wire
+        probe.pacer.sent(wireBytes: wire, rate: train.rate, now: now)
+        session.probe = probe
+        state.sessions[localUfrag] = session
+        state.counters.probePacketsSent += 1
+        return .sent(channel, AddressedEnvelope(remoteAddress: peer, data: ByteBuffer(bytes: bytes)))
+    }
+}
