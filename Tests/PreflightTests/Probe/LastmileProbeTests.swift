@@ -1,0 +1,143 @@
+import Foundation
+import Preflight
+import PreflightCore
+import PreflightEdge
+import Synchronization
+import Testing
+
+/// Last-mile probes from the SDK to an in-process edge over loopback. Loopback is far faster than
+/// any expected bitrate, so these probes end "at least the expected bitrate"; the figures against
+/// a shaper of known rate are the accuracy benchmark's (scripts/bench-accuracy, docs/lab.md).
+@Suite(.serialized) struct LastmileProbeTests {
+    @Test func bothDirectionsHoldTheExpectedBitrateOnLoopback() async throws {
+        try await LocalEdge.withRunning { edge in
+            let token = try await edge.token()
+            let probe = LastmileProbe(options: LastmileProbeOptions(accessToken: token, edgeURL: edge.signalingURL))
+            let events = probe.events()
+            try probe.start(config: LastmileProbeConfig(expectedUplinkBitrate: 1_000_000, expectedDownlinkBitrate: 2_000_000))
+            var qualities: [NetworkQuality] = []
+            var results: [LastmileProbeResult] = []
+            for await event in events {
+                switch event {
+                case .lastmileQuality(let quality): qualities.append(quality)
+                case .lastmileProbeResult(let result): results.append(result)
+                }
+            }
+            let result = try #require(results.first)
+            #expect(results.count == 1)
+            #expect(result.state == .complete, "\(result)")
+            #expect(result.error == nil)
+            #expect(result.edge == "local")
+            #expect(result.loopback)
+            #expect(result.rtt > 0 && result.rtt < 50)
+            for (report, expected) in [(result.uplinkReport, 1_000_000), (result.downlinkReport, 2_000_000)] {
+                let report = try #require(report)
+                #expect(report.state == .complete)
+                #expect(report.atLeastExpected, "\(report)")
+                #expect(report.expectedBitrate == expected)
+                // The ceiling is 1.5 × the expected bitrate; loopback carries it.
+                #expect(report.probedBitrate == Double(expected) * 1.5)
+                #expect(report.availableBandwidth >= Double(expected) / 1000)
+                #expect(report.availableBandwidth <= Double(expected) * 1.5 / 1000 * 1.05)
+                #expect(report.packetLossRate == 0)
+                #expect(report.duration > 1 && report.duration < 5, "\(report.duration) s")
+                #expect(report.packetsSent >= report.packetsReceived && report.packetsReceived > 100)
+                #expect(report.bytesSent > report.packetsSent * ProbePacket.minimumSize)
+                #expect(report.halves.count == 2)
+            }
+            // A rating every 2 s from the start, the same ones the result lists.
+            #expect(qualities.count == result.qualities.count)
+            #expect(qualities.count >= Int(result.duration / 2) - 1 && qualities.count <= Int(result.duration / 2) + 1)
+            #expect(result.qualities.map(\.quality) == qualities)
+            #expect(!qualities.contains(.down))
+            #expect(probe.latestQuality == qualities.last ?? .unknown)
+            // A stream made after the end yields the result and finishes.
+            #expect(await probe.result() == result)
+        }
+    }
+
+    @Test func oneDirectionLeavesTheOtherOut() async throws {
+        try await LocalEdge.withRunning { edge in
+            let probe = LastmileProbe(options: LastmileProbeOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL))
+            try probe.start(config: LastmileProbeConfig(probeUplink: false, expectedDownlinkBitrate: 500_000))
+            let result = await probe.result()
+            #expect(result.uplinkReport == nil)
+            #expect(result.downlinkReport?.state == .complete)
+            #expect(result.state == .complete)
+        }
+    }
+
+    @Test(arguments: [
+        LastmileProbeConfig(expectedUplinkBitrate: 99_999), LastmileProbeConfig(expectedDownlinkBitrate: 5_000_001),
+        LastmileProbeConfig(probeUplink: false, probeDownlink: false), LastmileProbeConfig(expectedUplinkBitrate: -1),
+    ])
+    func outOfRangeConfigurationIsACodedError(_ config: LastmileProbeConfig) {
+        let probe = LastmileProbe(options: LastmileProbeOptions(accessToken: "unused"))
+        #expect(throws: PreflightError.self) { try probe.start(config: config) }
+        do throws(PreflightError) {
+            try probe.start(config: config)
+        } catch {
+            #expect(error.code == .invalidProbeConfiguration)
+        }
+    }
+
+    @Test func aProbeRunsOnce() async throws {
+        try await LocalEdge.withRunning { edge in
+            let probe = LastmileProbe(options: LastmileProbeOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL))
+            try probe.start(config: LastmileProbeConfig(probeDownlink: false, expectedUplinkBitrate: 200_000))
+            do throws(PreflightError) {
+                try probe.start()
+                Issue.record("a second start was accepted")
+            } catch {
+                #expect(error.code == .probeRefused)
+            }
+            _ = await probe.result()
+        }
+    }
+
+    @Test func stopEndsWithThePartialResultAndError31008() async throws {
+        try await LocalEdge.withRunning { edge in
+            let probe = LastmileProbe(options: LastmileProbeOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL))
+            try probe.start()
+            try await Task.sleep(for: .milliseconds(1500))
+            probe.stop()
+            let result = await probe.result()
+            #expect(result.error?.code == PreflightError.Code.cancelled.rawValue)
+            #expect(result.edge == "local")
+            // The uplink was under way or done; the downlink never finished.
+            #expect(result.downlinkReport?.state != .complete)
+            #expect(result.state != .complete)
+        }
+    }
+
+    @Test func anUnreachableEdgeIsUnavailable() async throws {
+        let probe = LastmileProbe(
+            options: LastmileProbeOptions(accessToken: "x.y.z", edgeURL: "ws://127.0.0.1:9/signaling", signalingTimeout: .seconds(2)))
+        try probe.start()
+        let result = await probe.result()
+        #expect(result.state == .unavailable)
+        #expect(result.error?.code == PreflightError.Code.signalingConnectionError.rawValue)
+        #expect(result.uplinkReport?.state == .unavailable)
+        #expect(result.downlinkReport?.state == .unavailable)
+    }
+
+    @Test func theDelegateAdaptsTheEvents() async throws {
+        final class Recorder: LastmileProbeDelegate {
+            let qualities = Mutex<[NetworkQuality]>([])
+            let result = Mutex<LastmileProbeResult?>(nil)
+            func lastmileQuality(_ quality: NetworkQuality) { qualities.withLock { $0.append(quality) } }
+            func lastmileProbeResult(_ result: LastmileProbeResult) { self.result.withLock { $0 = result } }
+        }
+        try await LocalEdge.withRunning { edge in
+            let recorder = Recorder()
+            let probe = LastmileProbe(
+                options: LastmileProbeOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL), delegate: recorder)
+            try probe.start(config: LastmileProbeConfig(probeDownlink: false, expectedUplinkBitrate: 300_000))
+            let result = await probe.result()
+            // The delegate's task sees the same events, a moment later.
+            for _ in 0..<100 where recorder.result.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(recorder.result.withLock { $0 } == result)
+            #expect(recorder.qualities.withLock { $0 } == result.qualities.map(\.quality))
+        }
+    }
+}
