@@ -15,7 +15,7 @@ let settings: [SwiftSetting] = [
 /// The targets that need only PreflightCore (one executable each, named after its corpus folder).
 let coreTargets = [
     "FuzzSTUNLayout", "FuzzSTUNMessage", "FuzzRTP", "FuzzRTCP", "FuzzChannelData", "FuzzTURNFramer",
-    "FuzzSignalingJSON", "FuzzICECandidate", "FuzzReportJSON", "FuzzSRTP", "FuzzTelephoneEvent",
+    "FuzzSignalingJSON", "FuzzICECandidate", "FuzzReportJSON", "FuzzSRTP", "FuzzTelephoneEvent", "FuzzProbe",
 ]
 
 let package = Package(

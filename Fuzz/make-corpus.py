@@ -154,6 +154,9 @@ SIGNALING = [json.dumps(m, separators=(",", ":")).encode() for m in [
     {"type": "reject", "callSid": "CA1"},
     {"type": "message", "callSid": "CA1", "id": "KX1",
      "message": {"content": "{\"a\":1}", "contentType": "application/json", "messageType": "user-defined-message"}},
+    {"type": "probe", "ice": ice, "expectedUplinkBitrate": 5000000, "expectedDownlinkBitrate": 100000},
+    {"type": "probeTrain", "rate": 1500000, "size": 1200, "duration": 400},
+    {"type": "probeArrivals", "records": [0, 1000, 1200, 1, 2000, 1200, 2, 2990, 1200], "dropped": 0},
     {"type": "messageStatus", "callSid": "CA1", "id": "KX1", "code": 31209, "reason": "too large"},
     {"type": "insights", "callSid": "CA1", "events": [
         {"group": "connection", "name": "ringing", "timestamp": 1700000000000, "payload": {}},
@@ -211,11 +214,33 @@ TELEPHONE_EVENTS = [
     b"1w2", b"0123456789*#", b"12ww#", b"1x",
 ]
 
+# Probe packets (RFC 3550 with the probe's payload type 127, the send-time extension and the
+# 32-bit probe sequence number), and arrival records (14 bytes each: sequence, send µs, arrival µs,
+# wire bytes) of a path that saturates at 1 Mbit/s after 20 packets.
+def probe_records(count, knee):
+    out = b""
+    arrival = 10_000
+    for seq in range(count):
+        send = seq * 5_000
+        arrival = max(arrival + (5_000 if seq < knee else 10_000), send + 10_000)
+        out += seq.to_bytes(4, "big") + send.to_bytes(4, "big") + arrival.to_bytes(4, "big") + (1242).to_bytes(2, "big")
+    return out
+
+
+def probe_packet(seq, send, element, size):
+    header = bytes([0x90, 0x7F]) + (seq & 0xFFFF).to_bytes(2, "big") + bytes(4) + (7).to_bytes(4, "big")
+    extension = bytes.fromhex("bede0003") + bytes([element << 4 | 7]) + send.to_bytes(8, "big") + bytes(3)
+    payload = seq.to_bytes(4, "big")
+    return header + extension + payload + bytes(size - len(header) - len(extension) - len(payload))
+
+
+PROBE = [probe_packet(1, 1000, 1, 200), probe_packet(70000, 2000, 4, 1200), probe_records(80, 20), probe_records(8, 2)]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
     "FuzzICECandidate": ICE_CANDIDATES, "FuzzReportJSON": REPORT, "FuzzAccessToken": TOKENS,
-    "FuzzSRTP": SRTP, "FuzzTelephoneEvent": TELEPHONE_EVENTS,
+    "FuzzSRTP": SRTP, "FuzzTelephoneEvent": TELEPHONE_EVENTS, "FuzzProbe": PROBE,
 }
 
 

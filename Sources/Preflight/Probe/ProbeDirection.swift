@@ -38,9 +38,14 @@ final class ProbeDirection: Sendable {
         state = Mutex(State(controller: BandwidthProbeController(expectedBitrate: Double(expectedBitrate), start: start), lastObserved: start))
     }
 
+    /// The most arrivals one direction keeps: 4 s at the ceiling of 5 Mbit/s is under 4,000
+    /// packets, so this bounds only what a hostile edge could make the client hold.
+    static let maximumArrivals = 50_000
+
     /// Records an arrival and lets the controller see it.
     func observe(_ arrival: ProbeArrival, at now: Double) {
         state.withLock { state in
+            guard state.arrivals.count < Self.maximumArrivals else { return }
             state.arrivals.append(arrival)
             state.controller.observe(arrival, at: now)
             state.lastObserved = now

@@ -112,11 +112,11 @@ extension MediaService {
 
     /// Builds the next downlink packet of a train if the peer, its freshness and the budget allow.
     private func send(train: (rate: Double, size: Int, until: Double), localUfrag: String, state: inout State, now: Double) -> ProbeStep {
-        guard let channel = state.channel, var session = state.sessions[localUfrag], var probe = session.probe,
-            let peer = session.peer, state.verified[peer]?.ufrag == localUfrag
-        else { return .end }
-        let wire = train.size + ProbePacket.wireOverhead(ipv6: peer.protocol == .inet6)
-        guard now - probe.lastHeard <= ProbeSession.freshness, probe.downlinkBudget >= wire,
+        guard let channel = state.channel, var session = state.sessions[localUfrag], var probe = session.probe else { return .end }
+        // No verified peer yet (no check passed): nothing goes anywhere, the train is dropped.
+        let peer = session.peer.flatMap { state.verified[$0]?.ufrag == localUfrag ? $0 : nil }
+        let wire = train.size + ProbePacket.wireOverhead(ipv6: peer?.protocol == .inet6)
+        guard let peer, now - probe.lastHeard <= ProbeSession.freshness, probe.downlinkBudget >= wire,
             let bytes = ProbePacket.encode(
                 sequence: probe.sequence, sendMicroseconds: Self.microseconds(now), ssrc: session.ssrc, size: train.size, fromEdge: true)
         else {

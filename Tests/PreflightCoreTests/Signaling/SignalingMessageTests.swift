@@ -39,12 +39,16 @@ import Testing
             InsightsEvent(.connection, "ringing", timestamp: 1_700_000_000_000),
             InsightsEvent(.iceCandidate, "ice-candidate", timestamp: 1_700_000_000_001, payload: ["candidateType": "host"]),
         ])),
+        .probe(.init(ice: ice, expectedUplinkBitrate: 5_000_000, expectedDownlinkBitrate: nil)),
+        .probeTrain(.init(rate: 1_500_000, size: 1200, duration: 400)),
+        .probeArrivals(.init(records: [0, 1000, 1200, 1, 2000, 1200], dropped: 3)),
     ]
 
     @Test func everyMessageNamesItsCall() {
         for message in Self.messages {
             switch message {
-            case .hello, .welcome, .resume, .invite, .register, .registered: #expect(message.callSid == nil)
+            case .hello, .welcome, .resume, .invite, .register, .registered, .probe, .probeTrain, .probeArrivals:
+                #expect(message.callSid == nil)
             case .resumed(let body): #expect(message.callSid == body.callSid)
             case .error(let body): #expect(message.callSid == body.callSid)
             default: #expect(message.callSid == "CA123", "\(message.type)")
@@ -57,6 +61,33 @@ import Testing
         let text = message.jsonText()
         #expect(try SignalingMessage(jsonText: text) == message)
         #expect(text.contains("\"type\":\"\(message.type)\""))
+    }
+
+    /// Arrival records are triples; anything else, or more than a batch may hold, is refused as a
+    /// whole rather than read in part.
+    @Test func probeArrivalsAreWholeTriplesWithinTheLimit() {
+        let batch = SignalingMessage.ProbeArrivals(records: [7, 1_000_000, 1200, 8, 1_000_800, 70_000])
+        let arrivals = batch.arrivals
+        #expect(arrivals?.count == 2)
+        #expect(arrivals?.first?.sequence == 7 && arrivals?.first?.arrivalMicroseconds == 1_000_000 && arrivals?.first?.bytes == 1200)
+        // A size no UDP datagram has is capped at the largest one.
+        #expect(arrivals?.last?.bytes == 65_535)
+        #expect(SignalingMessage.ProbeArrivals(records: [1, 2]).arrivals == nil)
+        let tooMany = [UInt64](repeating: 1, count: (SignalingMessage.ProbeArrivals.maximumRecords + 1) * 3)
+        #expect(SignalingMessage.ProbeArrivals(records: tooMany).arrivals == nil)
+        #expect(SignalingMessage.ProbeArrivals(records: []).arrivals?.isEmpty == true)
+    }
+
+    @Test func wireShapeOfProbe() throws {
+        let text = #"{"type":"probe","expectedDownlinkBitrate":1000000,"ice":{"ufrag":"abcd","pwd":"abcdefghijklmnopqrstuv","lite":false,"candidates":[]}}"#
+        guard case .probe(let probe) = try SignalingMessage(jsonText: text) else {
+            Issue.record("not a probe")
+            return
+        }
+        #expect(probe.expectedUplinkBitrate == nil)
+        #expect(probe.expectedDownlinkBitrate == 1_000_000)
+        #expect(throws: PreflightError.self) { try SignalingMessage(jsonText: #"{"type":"probeTrain","rate":1,"size":200}"#) }
+        #expect(throws: PreflightError.self) { try SignalingMessage(jsonText: #"{"type":"probeArrivals","records":[-1],"dropped":0}"#) }
     }
 
     @Test func wireShapeOfAnswer() throws {
