@@ -86,7 +86,7 @@ extension LastmileProbeRun {
         estimator.wireOverhead = overhead
         estimator.averagesWholeTrain = options.averagesWholeTrain
         let estimate = BandwidthEstimator.estimate(
-            snapshot.arrivals, expectedBitrate: Double(direction.expectedBitrate), ceilingStart: snapshot.controller.ceilingStart,
+            snapshot.arrivals, expectedBitrate: Double(direction.expectedBitrate), holdStart: snapshot.controller.holdStart,
             configuration: estimator)
         var report = LastmileProbeOneWayResult(
             packetLossRate: estimate.lossPercent, jitter: estimate.jitterMilliseconds, state: .complete,

@@ -35,9 +35,9 @@ extension LastmileProbeRun {
             loss = max(loss, report.packetLossRate)
         }
         if let current {
-            let (arrivals, ceiling) = current.state.withLock { ($0.arrivals, $0.controller.ceilingStart) }
+            let (arrivals, ceiling) = current.state.withLock { ($0.arrivals, $0.controller.holdStart) }
             if arrivals.count >= 2 {
-                let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: Double(current.expectedBitrate), ceilingStart: ceiling)
+                let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: Double(current.expectedBitrate), holdStart: ceiling)
                 jitter = max(jitter, estimate.jitterMilliseconds)
                 loss = max(loss, estimate.lossPercent)
             }

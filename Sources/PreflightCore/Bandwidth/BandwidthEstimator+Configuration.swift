@@ -15,6 +15,9 @@ extension BandwidthEstimator {
         public var minimumSpan: Double
         /// How far the two halves' rates may differ, as a fraction of the larger. Default 10 %.
         public var halvesTolerance: Double
+        /// A knee is a bottleneck only if the packets after it crossed at less than this share of
+        /// the rate they were offered at. Default 0.9 (the overdrive offers 1.5 × the bottleneck).
+        public var saturationRatio: Double
         /// Counts each packet's headers (``ProbeArrival/wireBytes``). Default `true`; `false` is a
         /// measurement broken on purpose (payload bytes only) for the accuracy benchmark.
         public var countsHeaders: Bool
@@ -27,7 +30,7 @@ extension BandwidthEstimator {
         /// Creates a configuration with the defaults above.
         public init(
             delayThresholdFloor: Double = 0.004, noiseMultiplier: Double = 3, maximumLowFraction: Double = 0.05,
-            minimumPacketsAfterKnee: Int = 30, minimumSpan: Double = 0.3, halvesTolerance: Double = 0.10,
+            minimumPacketsAfterKnee: Int = 30, minimumSpan: Double = 0.3, halvesTolerance: Double = 0.10, saturationRatio: Double = 0.9,
             countsHeaders: Bool = true, wireOverhead: Int = 42, averagesWholeTrain: Bool = false
         ) {
             self.delayThresholdFloor = delayThresholdFloor
@@ -36,6 +39,7 @@ extension BandwidthEstimator {
             self.minimumPacketsAfterKnee = minimumPacketsAfterKnee
             self.minimumSpan = minimumSpan
             self.halvesTolerance = halvesTolerance
+            self.saturationRatio = saturationRatio
             self.countsHeaders = countsHeaders
             self.wireOverhead = wireOverhead
             self.averagesWholeTrain = averagesWholeTrain

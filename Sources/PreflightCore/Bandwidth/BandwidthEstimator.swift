@@ -8,6 +8,9 @@
 /// lets its burst through at line rate before the queue forms (on tbf +20 % to +35 % with 16–64 KB
 /// buckets), and the slow steps before the knee pull it down.
 ///
+/// - A rise in delay counts as the knee only if, from there on, the path delivered less than 90 %
+///   (``Configuration/saturationRatio``) of what was offered: a busy host's scheduling stalls
+///   delay packets too, but deliver them all.
 /// - The knee is the first packet from which nearly every later packet (all but
 ///   ``Configuration/maximumLowFraction``) waits longer than the threshold: the larger of
 ///   ``Configuration/delayThresholdFloor`` and ``Configuration/noiseMultiplier`` × the 90th
@@ -15,16 +18,17 @@
 /// - An estimate needs ``Configuration/minimumPacketsAfterKnee`` packets over
 ///   ``Configuration/minimumSpan`` after the knee, and the receive rates of their two halves must
 ///   agree within ``Configuration/halvesTolerance``.
-/// - Without a knee, the path is judged on the probe's hold at its ceiling: if it carried at
-///   least the expected bitrate there, the answer is "at least the expected bitrate".
+/// - Without a knee, the path is judged on the probe's final hold (at its ceiling, or at an
+///   overdrive whose knee was noise): if it carried at least the expected bitrate there, the
+///   answer is "at least the expected bitrate".
 public enum BandwidthEstimator {
     /// Estimates from `arrivals` (any order; duplicates of a sequence number count once).
     /// - Parameters:
     ///   - expectedBitrate: the bitrate the application expects, bps.
-    ///   - ceilingStart: the send time (sender's clock) from which the sender held its ceiling
-    ///     rate, or `nil` when it never reached it.
+    ///   - holdStart: the send time (sender's clock) from which the sender held its final rate
+    ///     (``BandwidthProbeController/holdStart``), or `nil` when it never held one.
     public static func estimate(
-        _ arrivals: [ProbeArrival], expectedBitrate: Double, ceilingStart: Double?, configuration: Configuration = Configuration()
+        _ arrivals: [ProbeArrival], expectedBitrate: Double, holdStart: Double?, configuration: Configuration = Configuration()
     ) -> BandwidthEstimate {
         var seen = Set<UInt32>()
         let packets = arrivals.sorted { $0.arrivalTime < $1.arrivalTime }.filter { seen.insert($0.sequence).inserted }
@@ -43,6 +47,11 @@ public enum BandwidthEstimator {
             threshold = max(configuration.delayThresholdFloor, configuration.noiseMultiplier * p90)
             knee = findKnee(queueing, threshold: threshold, configuration: configuration)
         }
+        // A rise in delay is a bottleneck only if the path delivered less than was offered after
+        // it: on a busy host, scheduling stalls delay packets without any queue in the network.
+        if let found = knee, !configuration.averagesWholeTrain, !deliveredLessThanOffered(packets[found...], configuration: configuration) {
+            knee = nil
+        }
         // Loss and jitter of what crossed before the knee (at least the first 10 packets).
         let quiet = packets[..<max(knee ?? packets.count, min(packets.count, 10))]
         var estimate = BandwidthEstimate(
@@ -54,8 +63,8 @@ public enum BandwidthEstimator {
         } else if let knee {
             sample = packets[knee...]
             estimate.kneeTime = packets[knee].arrivalTime
-        } else if let ceilingStart {
-            sample = packets.filter { $0.sendTime >= ceilingStart }[...]
+        } else if let holdStart {
+            sample = packets.filter { $0.sendTime >= holdStart }[...]
         } else {
             estimate.reason = "the probe ended before the path saturated or carried the expected bitrate"
             return estimate
@@ -64,7 +73,7 @@ public enum BandwidthEstimator {
         guard sample.count >= configuration.minimumPacketsAfterKnee,
             let first = sample.first, let last = sample.last, last.arrivalTime - first.arrivalTime >= configuration.minimumSpan
         else {
-            estimate.reason = "\(sample.count) packets \(knee == nil ? "at the ceiling" : "after the knee"); an estimate needs \(configuration.minimumPacketsAfterKnee) over \(configuration.minimumSpan) s"
+            estimate.reason = "\(sample.count) packets \(knee == nil ? "in the final hold" : "after the knee"); an estimate needs \(configuration.minimumPacketsAfterKnee) over \(configuration.minimumSpan) s"
             return estimate
         }
         let rate = receiveRate(sample, configuration: configuration)
@@ -74,19 +83,41 @@ public enum BandwidthEstimator {
             receiveRate(sample[...split], configuration: configuration), receiveRate(sample[split...], configuration: configuration),
         ]
         estimate.halves = halves
+        guard rate > 0, rate.isFinite else {
+            estimate.reason = "no bytes crossed after the knee"
+            return estimate
+        }
         estimate.rate = rate
+        guard knee != nil || configuration.averagesWholeTrain else {
+            // No bottleneck: a lower bound, not a capacity, so the halves need not agree.
+            if rate >= expectedBitrate {
+                estimate.outcome = .atLeastExpected
+            } else {
+                estimate.reason = "the path carried \(Int(rate / 1000)) kbit/s, below the expected \(Int(expectedBitrate / 1000)), without saturating (a policer, heavy loss, or a probe cut short)"
+            }
+            return estimate
+        }
         guard abs(halves[0] - halves[1]) <= configuration.halvesTolerance * max(halves[0], halves[1]) else {
             estimate.reason = "the two halves after the knee disagree: \(Int(halves[0] / 1000)) and \(Int(halves[1] / 1000)) kbit/s"
             return estimate
         }
-        if knee != nil || configuration.averagesWholeTrain {
-            estimate.outcome = .saturated
-        } else if rate >= expectedBitrate {
-            estimate.outcome = .atLeastExpected
-        } else {
-            estimate.reason = "the path carried \(Int(rate / 1000)) kbit/s, below the expected \(Int(expectedBitrate / 1000)), without queueing (a policer, or heavy loss)"
-        }
+        estimate.outcome = .saturated
         return estimate
+    }
+
+    /// Whether the packets from the knee on crossed at less than ``Configuration/saturationRatio``
+    /// of the rate they were offered at (their send-time span, the lost ones counted at the mean size).
+    static func deliveredLessThanOffered(_ packets: ArraySlice<ProbeArrival>, configuration: Configuration) -> Bool {
+        guard let first = packets.first, let last = packets.last, packets.count >= 2 else { return false }
+        let sendSpan = (packets.map(\.sendTime).max() ?? 0) - (packets.map(\.sendTime).min() ?? 0)
+        let receiveSpan = last.arrivalTime - first.arrivalTime
+        guard sendSpan > 0, receiveSpan > 0 else { return receiveSpan > sendSpan }
+        let sequences = packets.map(\.sequence)
+        let expected = Double((sequences.max() ?? 0) - (sequences.min() ?? 0)) + 1
+        let bytes = Double(packets.reduce(0) { $0 + $1.wireBytes })
+        let offered = bytes / Double(packets.count) * expected / sendSpan
+        let received = bytes / receiveSpan
+        return received < configuration.saturationRatio * offered
     }
 
     /// The first index from which all but `maximumLowFraction` of the packets wait longer than

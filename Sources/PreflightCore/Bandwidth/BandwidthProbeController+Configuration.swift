@@ -29,13 +29,25 @@ extension BandwidthProbeController {
         public var lossWindow: Int
         /// Loss over ``lossWindow`` that also makes the knee (a policer drops instead of queueing). Default 20 %.
         public var kneeLossFraction: Double
+        /// Packets in a row back within half of ``kneeDelay`` of the lowest delay, while
+        /// overdriving, that withdraw a knee as noise. Default 10.
+        public var falseKneePackets: Int
+        /// Seconds after the knee before the overdrive's own packets are judged. Default 0.15.
+        public var overdriveSettle: Double
+        /// The overdrive's packets delivered at this share of their offered rate or more withdraw
+        /// the knee. Default 0.9.
+        public var saturationRatio: Double
 
         /// Creates a configuration with the defaults above.
         public init(
             startRate: Double = 100_000, stepFactor: Double = 1.5, stepDuration: Double = 0.15, ceilingFactor: Double = 1.5,
             overdriveFactor: Double = 1.5, measureDuration: Double = 1, holdDuration: Double = 0.8, maximumDuration: Double = 4,
-            kneeDelay: Double = 0.005, kneePackets: Int = 4, lossWindow: Int = 20, kneeLossFraction: Double = 0.2
+            kneeDelay: Double = 0.005, kneePackets: Int = 4, lossWindow: Int = 20, kneeLossFraction: Double = 0.2,
+            falseKneePackets: Int = 10, overdriveSettle: Double = 0.15, saturationRatio: Double = 0.9
         ) {
+            self.falseKneePackets = falseKneePackets
+            self.overdriveSettle = overdriveSettle
+            self.saturationRatio = saturationRatio
             self.startRate = startRate
             self.stepFactor = stepFactor
             self.stepDuration = stepDuration

@@ -12,6 +12,12 @@ import Foundation
 ///   receive rate is the bottleneck's own; or
 /// - it reaches the ceiling, ``Configuration/ceilingFactor`` × the expected bitrate, and holds it
 ///   for ``Configuration/holdDuration`` without a knee: the path holds at least the expected bitrate.
+///
+/// A knee that was noise (a scheduling stall on a loaded host delays a few packets) shows itself
+/// while the sender overdrives: a real bottleneck delivers less than it is offered and its queue
+/// only grows. ``Configuration/falseKneePackets`` packets in a row back at the lowest delay, or the
+/// overdrive's packets delivered at ``Configuration/saturationRatio`` of their offered rate or
+/// more, withdraw it, and the ramp resumes from the overdrive rate.
 /// ``Configuration/maximumDuration`` ends it in any case. ``BandwidthEstimator`` then judges the
 /// arrivals; this controller only decides what to send.
 public struct BandwidthProbeController: Sendable {
@@ -37,13 +43,20 @@ public struct BandwidthProbeController: Sendable {
     public private(set) var phase = Phase.ramping(step: 0)
     /// The highest rate asked for so far, bps.
     public private(set) var highestRate = 0.0
-    /// When the hold at the ceiling began, if it did (the estimator's `ceilingStart`).
-    public private(set) var ceilingStart: Double?
-    /// When the knee was seen, if it was.
+    /// When the sender began to hold its final rate: the ceiling, or the overdrive after a knee
+    /// (the estimator's `holdStart`); `nil` while it ramps.
+    public private(set) var holdStart: Double?
+    /// When the knee was seen, if it was (and not withdrawn).
     public private(set) var kneeTime: Double?
+    /// Knees withdrawn because the delay came back down while overdriving.
+    public private(set) var falseKnees = 0
     private var overdriveRate = 0.0
+    private var rampOrigin: (time: Double, rate: Double)
     private var lowestDelay = Double.infinity
     private var highInARow = 0
+    private var lowInARow = 0
+    /// The overdrive's packets so far: the first and the latest, and their bytes and count.
+    private var overdriveSample: (first: ProbeArrival, last: ProbeArrival, bytes: Int, count: Int)?
     private var recent: [UInt32] = []
 
     /// The highest rate the probe sends: ``Configuration/ceilingFactor`` × the expected bitrate.
@@ -54,6 +67,7 @@ public struct BandwidthProbeController: Sendable {
         self.expectedBitrate = expectedBitrate
         self.start = start
         self.configuration = configuration
+        rampOrigin = (start, configuration.startRate)
     }
 
     /// The rate to send at `now`, bps; `nil` once the probe is over.
@@ -76,11 +90,11 @@ public struct BandwidthProbeController: Sendable {
             }
             rate = ceiling
         case .ramping:
-            let step = max(0, Int(((now - start) / configuration.stepDuration).rounded(.down)))
-            let stepped = configuration.startRate * pow(configuration.stepFactor, Double(min(step, 64)))
+            let step = max(0, Int(((now - rampOrigin.time) / configuration.stepDuration).rounded(.down)))
+            let stepped = rampOrigin.rate * pow(configuration.stepFactor, Double(min(step, 64)))
             if stepped >= ceiling {
                 phase = .holding(since: now)
-                ceilingStart = now
+                holdStart = now
                 rate = ceiling
             } else {
                 phase = .ramping(step: step)
@@ -96,25 +110,63 @@ public struct BandwidthProbeController: Sendable {
         let delay = arrival.arrivalTime - arrival.sendTime
         lowestDelay = min(lowestDelay, delay)
         highInARow = delay - lowestDelay > configuration.kneeDelay ? highInARow + 1 : 0
+        lowInARow = delay - lowestDelay <= configuration.kneeDelay / 2 ? lowInARow + 1 : 0
         recent.append(arrival.sequence)
         if recent.count > configuration.lossWindow { recent.removeFirst(recent.count - configuration.lossWindow) }
-        guard kneeTime == nil else { return }
+        if kneeTime != nil {
+            withdrawFalseKnee(arrival, at: now)
+            return
+        }
         var lossy = false
         if recent.count == configuration.lossWindow, let lowest = recent.min(), let highest = recent.max() {
             let span = Double(highest - lowest) + 1
             lossy = (span - Double(recent.count)) / span > configuration.kneeLossFraction
         }
         guard highInARow >= configuration.kneePackets || lossy else { return }
-        kneeTime = now
+        // The rate now (a probe whose time is up stays finished).
+        guard let current = rate(at: now) else { return }
         switch phase {
         case .ramping, .holding:
             // The current rate is past the bottleneck: overdrive it so its queue never empties.
-            let current = rate(at: now) ?? highestRate
+            kneeTime = now
+            lowInARow = 0
+            overdriveSample = nil
             overdriveRate = min(ceiling, max(current, highestRate) * configuration.overdriveFactor)
-            ceilingStart = nil
+            holdStart = now
             phase = .overdriving(since: now)
         case .overdriving, .finished:
             break
         }
+    }
+
+    /// While overdriving, a queue only grows and the path delivers less than it is offered:
+    /// packets back at the lowest delay, or delivered as fast as they were sent, mean there was none.
+    private mutating func withdrawFalseKnee(_ arrival: ProbeArrival, at now: Double) {
+        guard case .overdriving(let since) = phase else { return }
+        var delivered = false
+        // Arrivals observed once the overdrive had time to reach the receiver.
+        if now - since >= configuration.overdriveSettle {
+            var sample = overdriveSample ?? (arrival, arrival, 0, 0)
+            sample.last = arrival
+            sample.bytes += arrival.wireBytes
+            sample.count += 1
+            overdriveSample = sample
+            let receiveSpan = sample.last.arrivalTime - sample.first.arrivalTime
+            let sendSpan = sample.last.sendTime - sample.first.sendTime
+            if sample.count >= configuration.falseKneePackets * 3, receiveSpan >= 0.25, sendSpan > 0,
+                sample.last.sequence > sample.first.sequence
+            {
+                let offered = Double(sample.bytes) / Double(sample.count) * (Double(sample.last.sequence - sample.first.sequence) + 1) / sendSpan
+                delivered = Double(sample.bytes) / receiveSpan >= configuration.saturationRatio * offered
+            }
+        }
+        guard lowInARow >= configuration.falseKneePackets || delivered else { return }
+        falseKnees += 1
+        kneeTime = nil
+        holdStart = nil
+        highInARow = 0
+        overdriveSample = nil
+        rampOrigin = (now, overdriveRate)
+        phase = .ramping(step: 0)
     }
 }

@@ -31,7 +31,7 @@ import Testing
         let run = ProbeSimulation(
             path: TokenBucketPath(rate: path.rate, burst: path.burst, delay: path.delay, loss: path.loss), expected: path.expected)
         let estimate = BandwidthEstimator.estimate(
-            run.arrivals, expectedBitrate: path.expected, ceilingStart: run.controller.ceilingStart)
+            run.arrivals, expectedBitrate: path.expected, holdStart: run.controller.holdStart)
         #expect(estimate.outcome == .saturated, "\(estimate.reason ?? "")")
         // Random loss after the shaper removes its share of the bytes the shaper passed.
         let truth = path.rate * (1 - path.loss)
@@ -41,9 +41,33 @@ import Testing
         #expect(estimate.packetsAfterKnee >= 30)
     }
 
+    /// A 40 ms stall of the receiver early in the ramp looks like a queue; the overdrive that
+    /// follows shows there is none, the knee is withdrawn, and the real one is found.
+    @Test func aStallIsNotTheKnee() {
+        var path = TokenBucketPath(rate: 3_000_000, burst: Self.saneBurst(3_000_000))
+        path.stall = (0.5, 0.04)
+        let run = ProbeSimulation(path: path, expected: 5_000_000)
+        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 5_000_000, holdStart: run.controller.holdStart)
+        #expect(run.controller.falseKnees == 1)
+        #expect(estimate.outcome == .saturated, "\(estimate.reason ?? "")")
+        #expect(abs(estimate.rate - 3_000_000) / 3_000_000 < 0.03, "estimate \(estimate.rate)")
+        #expect(run.endTime < 4.5)
+    }
+
+    /// The same stall on a path that never saturates: "at least the expected bitrate" still.
+    @Test func aStallOnAFastPathStillHoldsTheExpectedBitrate() {
+        var path = TokenBucketPath(rate: 50_000_000, burst: Self.saneBurst(50_000_000))
+        path.stall = (0.9, 0.04)
+        let run = ProbeSimulation(path: path, expected: 2_000_000)
+        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 2_000_000, holdStart: run.controller.holdStart)
+        #expect(run.controller.falseKnees == 1)
+        #expect(estimate.outcome == .atLeastExpected, "\(estimate.reason ?? "")")
+        #expect(estimate.rate >= 2_000_000)
+    }
+
     @Test func pathAboveTheCeilingHoldsAtLeastTheExpectedBitrate() {
         let run = ProbeSimulation(path: TokenBucketPath(rate: 5_000_000, burst: Self.saneBurst(5_000_000)), expected: 1_000_000)
-        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 1_000_000, ceilingStart: run.controller.ceilingStart)
+        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 1_000_000, holdStart: run.controller.holdStart)
         #expect(estimate.outcome == .atLeastExpected, "\(estimate.reason ?? "")")
         #expect(estimate.rate >= 1_000_000)
         #expect(estimate.rate <= 5_000_000)
@@ -54,7 +78,7 @@ import Testing
     @Test func lossBeforeTheKneeIsThePathsLossNotTheProbesOwn() {
         let run = ProbeSimulation(
             path: TokenBucketPath(rate: 5_000_000, burst: Self.saneBurst(5_000_000), loss: 0.05, seed: 7), expected: 5_000_000)
-        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 5_000_000, ceilingStart: run.controller.ceilingStart)
+        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 5_000_000, holdStart: run.controller.holdStart)
         // Tail drops past the knee are many; the loss reported is the 5 % of the quiet part.
         #expect(estimate.lossPercent > 2 && estimate.lossPercent < 9, "loss \(estimate.lossPercent)")
         #expect(estimate.jitterMilliseconds < 1)
@@ -66,12 +90,12 @@ import Testing
     @Test func brokenMeasurementsMissTheShaperRate() {
         let bucket = ProbeSimulation(path: TokenBucketPath(rate: 2_000_000, burst: 64 * 1024), expected: 5_000_000)
         let whole = BandwidthEstimator.estimate(
-            bucket.arrivals, expectedBitrate: 5_000_000, ceilingStart: nil, configuration: .init(averagesWholeTrain: true))
+            bucket.arrivals, expectedBitrate: 5_000_000, holdStart: nil, configuration: .init(averagesWholeTrain: true))
         #expect(abs(whole.rate - 2_000_000) / 2_000_000 > 0.10, "whole train \(whole.rate)")
         let slow = ProbeSimulation(path: TokenBucketPath(rate: 300_000, burst: Self.saneBurst(300_000)), expected: 5_000_000)
         let payloadOnly = BandwidthEstimator.estimate(
-            slow.arrivals, expectedBitrate: 5_000_000, ceilingStart: nil, configuration: .init(countsHeaders: false))
-        let right = BandwidthEstimator.estimate(slow.arrivals, expectedBitrate: 5_000_000, ceilingStart: nil)
+            slow.arrivals, expectedBitrate: 5_000_000, holdStart: nil, configuration: .init(countsHeaders: false))
+        let right = BandwidthEstimator.estimate(slow.arrivals, expectedBitrate: 5_000_000, holdStart: nil)
         #expect((right.rate - payloadOnly.rate) / right.rate > 0.03, "payload only \(payloadOnly.rate) vs \(right.rate)")
     }
 
@@ -85,7 +109,7 @@ import Testing
             // Queueing delay grows from the first packet: the knee is at once.
             arrivals.append(ProbeArrival(sequence: UInt32(sequence), sendTime: Double(sequence) * 0.001, arrivalTime: time + 0.01, wireBytes: 1242))
         }
-        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 5_000_000, ceilingStart: nil)
+        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 5_000_000, holdStart: nil)
         #expect(estimate.outcome == .noEstimate)
         #expect(estimate.reason?.contains("halves") == true)
         #expect(estimate.halves.count == 2)
@@ -93,9 +117,19 @@ import Testing
 
     @Test func tooFewPacketsGiveNoEstimate() {
         let arrivals = (0..<10).map { ProbeArrival(sequence: UInt32($0), sendTime: Double($0) * 0.01, arrivalTime: Double($0) * 0.02, wireBytes: 242) }
-        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 1_000_000, ceilingStart: nil)
+        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 1_000_000, holdStart: nil)
         #expect(estimate.outcome == .noEstimate)
-        #expect(BandwidthEstimator.estimate([], expectedBitrate: 1_000_000, ceilingStart: nil).outcome == .noEstimate)
+        #expect(BandwidthEstimator.estimate([], expectedBitrate: 1_000_000, holdStart: nil).outcome == .noEstimate)
+    }
+
+    /// Found by FuzzProbe: records of zero bytes after a knee made a "saturated" estimate of 0 bit/s.
+    @Test func zeroBytesAfterTheKneeAreNoEstimate() {
+        let arrivals = (0..<40).map { ProbeArrival(sequence: UInt32($0), sendTime: 0, arrivalTime: Double($0) * 0.02, wireBytes: 0) }
+        let estimate = BandwidthEstimator.estimate(
+            arrivals, expectedBitrate: 1_000_000, holdStart: nil, configuration: .init(minimumPacketsAfterKnee: 2, minimumSpan: 0))
+        #expect(estimate.kneeTime != nil)
+        #expect(estimate.outcome == .noEstimate)
+        #expect(estimate.rate == 0)
     }
 
     @Test func jitterWithoutQueueingIsNoKnee() {
@@ -106,7 +140,7 @@ import Testing
             return ProbeArrival(
                 sequence: UInt32(index), sendTime: send, arrivalTime: send + 0.02 + Double.random(in: 0..<0.006, using: &random), wireBytes: 1242)
         }
-        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 1_000_000, ceilingStart: 0.6)
+        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 1_000_000, holdStart: 0.6)
         #expect(estimate.kneeTime == nil)
         #expect(estimate.outcome == .atLeastExpected, "\(estimate.reason ?? "")")
     }
@@ -127,5 +161,43 @@ import Testing
         // Far behind: a new chain, no burst.
         pacer.sent(wireBytes: 1250, rate: 1_000_000, now: 5)
         #expect(pacer.nextDeadline == 5.01)
+    }
+}
+
+/// The controller on its own: found by FuzzProbe, a knee seen before the first rate was asked
+/// for overdrove at 0 bit/s, and one seen after the time limit revived a finished probe.
+@Suite struct BandwidthProbeControllerTests {
+    static func queued(_ sequence: UInt32) -> ProbeArrival {
+        ProbeArrival(sequence: sequence, sendTime: 0, arrivalTime: sequence == 0 ? 0 : 1, wireBytes: 1242)
+    }
+
+    @Test func aKneeBeforeAnyRateOverdrivesAboveTheStart() throws {
+        var controller = BandwidthProbeController(expectedBitrate: 1_000_000, start: 0)
+        for sequence in 0..<6 { controller.observe(Self.queued(UInt32(sequence)), at: 0.01) }
+        #expect(controller.kneeTime == 0.01)
+        let rate = controller.rate(at: 0.02) ?? 0
+        #expect(rate > 0 && rate <= controller.ceiling)
+        #expect(controller.phase == .overdriving(since: 0.01))
+    }
+
+    @Test func aKneeAfterTheTimeLimitLeavesTheProbeFinished() {
+        var controller = BandwidthProbeController(expectedBitrate: 1_000_000, start: 0)
+        _ = controller.rate(at: 0)
+        for sequence in 0..<6 { controller.observe(Self.queued(UInt32(sequence)), at: 10) }
+        #expect(controller.phase == .finished)
+        #expect(controller.rate(at: 10.1) == nil)
+    }
+
+    @Test func rampReachesTheCeilingAndHoldsIt() {
+        var controller = BandwidthProbeController(expectedBitrate: 1_000_000, start: 0)
+        #expect(controller.rate(at: 0) == 100_000)
+        #expect(controller.rate(at: 0.15) == 150_000)
+        // 100 k × 1.5^6 = 1.14 M: under the 1.5 M ceiling; 1.5^7 is over it.
+        #expect((controller.rate(at: 0.95) ?? .infinity) < 1_500_000)
+        #expect(controller.rate(at: 1.05) == 1_500_000)
+        #expect(controller.holdStart == 1.05)
+        #expect(controller.rate(at: 1.80) == 1_500_000)
+        #expect(controller.rate(at: 1.86) == nil)
+        #expect(controller.highestRate == 1_500_000)
     }
 }

@@ -12,6 +12,8 @@ struct TokenBucketPath {
     var delay = 0.010
     var loss = 0.0
     var jitter = 0.0
+    /// A receiver stall (a busy host): what arrives within it is read at its end.
+    var stall: (at: Double, length: Double)?
     private var tokens: Double
     private var clock = 0.0
     private var lastDeparture = 0.0
@@ -44,7 +46,9 @@ struct TokenBucketPath {
         clock = departure
         lastDeparture = departure
         if loss > 0, Double.random(in: 0..<1, using: &random) < loss { return nil }
-        return departure + delay + (jitter > 0 ? Double.random(in: 0..<1, using: &random) * jitter : 0)
+        var arrival = departure + delay + (jitter > 0 ? Double.random(in: 0..<1, using: &random) * jitter : 0)
+        if let stall, arrival >= stall.at, arrival < stall.at + stall.length { arrival = stall.at + stall.length }
+        return arrival
     }
 }
 
