@@ -34,9 +34,9 @@ public func fuzzProbe(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         index += 14
     }
     let expected = 100_000 + Double(count % 50) * 100_000
-    let holdStart = arrivals.first.map(\.sendTime)
+    let hold = arrivals.first.map { BandwidthEstimator.Hold.sentFrom($0.sendTime) }
     for configuration in [BandwidthEstimator.Configuration(), .init(minimumPacketsAfterKnee: 2, minimumSpan: 0), .init(averagesWholeTrain: true)] {
-        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: expected, holdStart: holdStart, configuration: configuration)
+        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: expected, hold: hold, configuration: configuration)
         precondition(estimate.rate.isFinite && estimate.rate >= 0, "rate \(estimate.rate)")
         precondition(estimate.lossPercent >= 0 && estimate.lossPercent <= 100, "loss \(estimate.lossPercent)")
         precondition(estimate.jitterMilliseconds.isFinite && estimate.jitterMilliseconds >= 0, "jitter \(estimate.jitterMilliseconds)")

@@ -78,6 +78,18 @@ extension LastmileProbeRun {
         if let request { outbox.yield(.probeTrain(request)) }
     }
 
+    /// Where the direction's final hold began: by send time on the uplink (the client's clock
+    /// stamps the sends), by arrival time on the downlink (the edge's does), from when the client
+    /// asked for it plus the request's way there and the packets' way back (an RTT, and 100 ms
+    /// for the signaling's own delays).
+    func hold(of direction: ProbeDirection, _ controller: BandwidthProbeController) -> BandwidthEstimator.Hold? {
+        guard let start = controller.holdStart else { return nil }
+        switch direction.way {
+        case .uplink: return .sentFrom(start)
+        case .downlink: return .arrivedFrom(start + 0.1 + (rttEstimate ?? 0) / 1000)
+        }
+    }
+
     /// A direction is over: its estimate becomes its result.
     mutating func finish(_ direction: ProbeDirection, at now: Double) {
         let snapshot = direction.state.withLock { $0 }
@@ -86,7 +98,7 @@ extension LastmileProbeRun {
         estimator.wireOverhead = overhead
         estimator.averagesWholeTrain = options.averagesWholeTrain
         let estimate = BandwidthEstimator.estimate(
-            snapshot.arrivals, expectedBitrate: Double(direction.expectedBitrate), holdStart: snapshot.controller.holdStart,
+            snapshot.arrivals, expectedBitrate: Double(direction.expectedBitrate), hold: hold(of: direction, snapshot.controller),
             configuration: estimator)
         var report = LastmileProbeOneWayResult(
             packetLossRate: estimate.lossPercent, jitter: estimate.jitterMilliseconds, state: .complete,

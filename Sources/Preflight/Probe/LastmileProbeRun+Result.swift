@@ -35,9 +35,10 @@ extension LastmileProbeRun {
             loss = max(loss, report.packetLossRate)
         }
         if let current {
-            let (arrivals, ceiling) = current.state.withLock { ($0.arrivals, $0.controller.holdStart) }
+            let (arrivals, controller) = current.state.withLock { ($0.arrivals, $0.controller) }
             if arrivals.count >= 2 {
-                let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: Double(current.expectedBitrate), holdStart: ceiling)
+                let estimate = BandwidthEstimator.estimate(
+                    arrivals, expectedBitrate: Double(current.expectedBitrate), hold: hold(of: current, controller))
                 jitter = max(jitter, estimate.jitterMilliseconds)
                 loss = max(loss, estimate.lossPercent)
             }

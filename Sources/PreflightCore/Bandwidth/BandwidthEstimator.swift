@@ -25,10 +25,10 @@ public enum BandwidthEstimator {
     /// Estimates from `arrivals` (any order; duplicates of a sequence number count once).
     /// - Parameters:
     ///   - expectedBitrate: the bitrate the application expects, bps.
-    ///   - holdStart: the send time (sender's clock) from which the sender held its final rate
-    ///     (``BandwidthProbeController/holdStart``), or `nil` when it never held one.
+    ///   - hold: where the sender's final hold began (``BandwidthProbeController/holdStart``), or
+    ///     `nil` when it never held a rate.
     public static func estimate(
-        _ arrivals: [ProbeArrival], expectedBitrate: Double, holdStart: Double?, configuration: Configuration = Configuration()
+        _ arrivals: [ProbeArrival], expectedBitrate: Double, hold: Hold?, configuration: Configuration = Configuration()
     ) -> BandwidthEstimate {
         var seen = Set<UInt32>()
         let packets = arrivals.sorted { $0.arrivalTime < $1.arrivalTime }.filter { seen.insert($0.sequence).inserted }
@@ -63,8 +63,8 @@ public enum BandwidthEstimator {
         } else if let knee {
             sample = packets[knee...]
             estimate.kneeTime = packets[knee].arrivalTime
-        } else if let holdStart {
-            sample = packets.filter { $0.sendTime >= holdStart }[...]
+        } else if let hold {
+            sample = packets.filter { hold.contains($0) }[...]
         } else {
             estimate.reason = "the probe ended before the path saturated or carried the expected bitrate"
             return estimate

@@ -31,7 +31,7 @@ import Testing
         let run = ProbeSimulation(
             path: TokenBucketPath(rate: path.rate, burst: path.burst, delay: path.delay, loss: path.loss), expected: path.expected)
         let estimate = BandwidthEstimator.estimate(
-            run.arrivals, expectedBitrate: path.expected, holdStart: run.controller.holdStart)
+            run.arrivals, expectedBitrate: path.expected, hold: run.controller.holdStart.map { .sentFrom($0) })
         #expect(estimate.outcome == .saturated, "\(estimate.reason ?? "")")
         // Random loss after the shaper removes its share of the bytes the shaper passed.
         let truth = path.rate * (1 - path.loss)
@@ -47,7 +47,7 @@ import Testing
         var path = TokenBucketPath(rate: 3_000_000, burst: Self.saneBurst(3_000_000))
         path.stall = (0.5, 0.04)
         let run = ProbeSimulation(path: path, expected: 5_000_000)
-        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 5_000_000, holdStart: run.controller.holdStart)
+        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 5_000_000, hold: run.controller.holdStart.map { .sentFrom($0) })
         #expect(run.controller.falseKnees == 1)
         #expect(estimate.outcome == .saturated, "\(estimate.reason ?? "")")
         #expect(abs(estimate.rate - 3_000_000) / 3_000_000 < 0.03, "estimate \(estimate.rate)")
@@ -59,7 +59,7 @@ import Testing
         var path = TokenBucketPath(rate: 50_000_000, burst: Self.saneBurst(50_000_000))
         path.stall = (0.9, 0.04)
         let run = ProbeSimulation(path: path, expected: 2_000_000)
-        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 2_000_000, holdStart: run.controller.holdStart)
+        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 2_000_000, hold: run.controller.holdStart.map { .sentFrom($0) })
         #expect(run.controller.falseKnees == 1)
         #expect(estimate.outcome == .atLeastExpected, "\(estimate.reason ?? "")")
         #expect(estimate.rate >= 2_000_000)
@@ -67,7 +67,7 @@ import Testing
 
     @Test func pathAboveTheCeilingHoldsAtLeastTheExpectedBitrate() {
         let run = ProbeSimulation(path: TokenBucketPath(rate: 5_000_000, burst: Self.saneBurst(5_000_000)), expected: 1_000_000)
-        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 1_000_000, holdStart: run.controller.holdStart)
+        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 1_000_000, hold: run.controller.holdStart.map { .sentFrom($0) })
         #expect(estimate.outcome == .atLeastExpected, "\(estimate.reason ?? "")")
         #expect(estimate.rate >= 1_000_000)
         #expect(estimate.rate <= 5_000_000)
@@ -75,10 +75,24 @@ import Testing
         #expect(run.controller.highestRate == 1_500_000)
     }
 
+    /// The downlink's way: the hold known by arrival time on the receiver's clock, whose origin is
+    /// not the sender's (the simulation's receiver clock is 100 s ahead).
+    @Test func theHoldByArrivalTimeGivesTheSameAnswer() {
+        let run = ProbeSimulation(path: TokenBucketPath(rate: 5_000_000, burst: Self.saneBurst(5_000_000)), expected: 1_000_000)
+        let holdStart = run.controller.holdStart ?? 0
+        let bySend = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 1_000_000, hold: .sentFrom(holdStart))
+        let byArrival = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 1_000_000, hold: .arrivedFrom(holdStart + 100 + 0.1))
+        #expect(byArrival.outcome == .atLeastExpected)
+        #expect(abs(byArrival.rate - bySend.rate) / bySend.rate < 0.02, "\(byArrival.rate) vs \(bySend.rate)")
+        // Sent times are on another clock: compared with the receiver's, they would take the ramp in.
+        let wrong = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 1_000_000, hold: .sentFrom(holdStart - 100))
+        #expect(wrong.rate < bySend.rate * 0.9)
+    }
+
     @Test func lossBeforeTheKneeIsThePathsLossNotTheProbesOwn() {
         let run = ProbeSimulation(
             path: TokenBucketPath(rate: 5_000_000, burst: Self.saneBurst(5_000_000), loss: 0.05, seed: 7), expected: 5_000_000)
-        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 5_000_000, holdStart: run.controller.holdStart)
+        let estimate = BandwidthEstimator.estimate(run.arrivals, expectedBitrate: 5_000_000, hold: run.controller.holdStart.map { .sentFrom($0) })
         // Tail drops past the knee are many; the loss reported is the 5 % of the quiet part.
         #expect(estimate.lossPercent > 2 && estimate.lossPercent < 9, "loss \(estimate.lossPercent)")
         #expect(estimate.jitterMilliseconds < 1)
@@ -90,12 +104,12 @@ import Testing
     @Test func brokenMeasurementsMissTheShaperRate() {
         let bucket = ProbeSimulation(path: TokenBucketPath(rate: 2_000_000, burst: 64 * 1024), expected: 5_000_000)
         let whole = BandwidthEstimator.estimate(
-            bucket.arrivals, expectedBitrate: 5_000_000, holdStart: nil, configuration: .init(averagesWholeTrain: true))
+            bucket.arrivals, expectedBitrate: 5_000_000, hold: nil, configuration: .init(averagesWholeTrain: true))
         #expect(abs(whole.rate - 2_000_000) / 2_000_000 > 0.10, "whole train \(whole.rate)")
         let slow = ProbeSimulation(path: TokenBucketPath(rate: 300_000, burst: Self.saneBurst(300_000)), expected: 5_000_000)
         let payloadOnly = BandwidthEstimator.estimate(
-            slow.arrivals, expectedBitrate: 5_000_000, holdStart: nil, configuration: .init(countsHeaders: false))
-        let right = BandwidthEstimator.estimate(slow.arrivals, expectedBitrate: 5_000_000, holdStart: nil)
+            slow.arrivals, expectedBitrate: 5_000_000, hold: nil, configuration: .init(countsHeaders: false))
+        let right = BandwidthEstimator.estimate(slow.arrivals, expectedBitrate: 5_000_000, hold: nil)
         #expect((right.rate - payloadOnly.rate) / right.rate > 0.03, "payload only \(payloadOnly.rate) vs \(right.rate)")
     }
 
@@ -109,7 +123,7 @@ import Testing
             // Queueing delay grows from the first packet: the knee is at once.
             arrivals.append(ProbeArrival(sequence: UInt32(sequence), sendTime: Double(sequence) * 0.001, arrivalTime: time + 0.01, wireBytes: 1242))
         }
-        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 5_000_000, holdStart: nil)
+        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 5_000_000, hold: nil)
         #expect(estimate.outcome == .noEstimate)
         #expect(estimate.reason?.contains("halves") == true)
         #expect(estimate.halves.count == 2)
@@ -117,16 +131,16 @@ import Testing
 
     @Test func tooFewPacketsGiveNoEstimate() {
         let arrivals = (0..<10).map { ProbeArrival(sequence: UInt32($0), sendTime: Double($0) * 0.01, arrivalTime: Double($0) * 0.02, wireBytes: 242) }
-        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 1_000_000, holdStart: nil)
+        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 1_000_000, hold: nil)
         #expect(estimate.outcome == .noEstimate)
-        #expect(BandwidthEstimator.estimate([], expectedBitrate: 1_000_000, holdStart: nil).outcome == .noEstimate)
+        #expect(BandwidthEstimator.estimate([], expectedBitrate: 1_000_000, hold: nil).outcome == .noEstimate)
     }
 
     /// Found by FuzzProbe: records of zero bytes after a knee made a "saturated" estimate of 0 bit/s.
     @Test func zeroBytesAfterTheKneeAreNoEstimate() {
         let arrivals = (0..<40).map { ProbeArrival(sequence: UInt32($0), sendTime: 0, arrivalTime: Double($0) * 0.02, wireBytes: 0) }
         let estimate = BandwidthEstimator.estimate(
-            arrivals, expectedBitrate: 1_000_000, holdStart: nil, configuration: .init(minimumPacketsAfterKnee: 2, minimumSpan: 0))
+            arrivals, expectedBitrate: 1_000_000, hold: nil, configuration: .init(minimumPacketsAfterKnee: 2, minimumSpan: 0))
         #expect(estimate.kneeTime != nil)
         #expect(estimate.outcome == .noEstimate)
         #expect(estimate.rate == 0)
@@ -140,7 +154,7 @@ import Testing
             return ProbeArrival(
                 sequence: UInt32(index), sendTime: send, arrivalTime: send + 0.02 + Double.random(in: 0..<0.006, using: &random), wireBytes: 1242)
         }
-        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 1_000_000, holdStart: 0.6)
+        let estimate = BandwidthEstimator.estimate(arrivals, expectedBitrate: 1_000_000, hold: .sentFrom(0.6))
         #expect(estimate.kneeTime == nil)
         #expect(estimate.outcome == .atLeastExpected, "\(estimate.reason ?? "")")
     }
