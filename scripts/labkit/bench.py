@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from labkit import bandwidth as BW
 from labkit import truth as T
 from labkit.impair import DirectionSpec
 from labkit.lab import CLIENT_IP, EDGE_IP, Lab, LabError
@@ -305,24 +306,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenario", action="append", help="run only these scenarios (repeatable)")
     parser.add_argument("--seed", type=int, default=1, help="the impairments' random seed")
     parser.add_argument("--out", default=None, help="where to keep captures, logs and reports")
-    parser.add_argument("--measurement-fault", dest="fault", choices=["reorder-as-lost"],
-                        help="make Preflight measure wrongly on purpose: the benchmark must then fail")
+    parser.add_argument("--measurement-fault", dest="fault", choices=["reorder-as-lost", "whole-train", "payload-bytes"],
+                        help="make Preflight measure wrongly on purpose: the benchmark must then fail "
+                             "(reorder-as-lost: the preflight test; whole-train, payload-bytes: the bandwidth probe)")
+    parser.add_argument("--bandwidth-only", action="store_true", help="run only the bandwidth scenarios (preflight probe, iperf3)")
+    parser.add_argument("--no-bandwidth", action="store_true", help="skip the bandwidth scenarios")
     parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
     args = parser.parse_args(argv)
 
     all_scenarios = scenarios()
+    all_bandwidth = BW.bandwidth_scenarios()
     if args.list:
         for s in all_scenarios:
             print(f"{s.name:16} {s.title}")
+        for b in all_bandwidth:
+            print(f"{b.name:16} {b.title}")
         return 0
+    probe_fault = args.fault in ("whole-train", "payload-bytes")
     chosen = [s for s in all_scenarios if not args.scenario or s.name in args.scenario]
-    unknown = set(args.scenario or []) - {s.name for s in all_scenarios}
+    chosen_bandwidth = [b for b in all_bandwidth if not args.scenario or b.name in args.scenario]
+    if args.bandwidth_only or probe_fault:
+        chosen = []
+    if args.no_bandwidth or args.fault == "reorder-as-lost":
+        chosen_bandwidth = []
+    unknown = set(args.scenario or []) - {s.name for s in all_scenarios} - {b.name for b in all_bandwidth}
     if unknown:
         print(f"error: unknown scenarios {sorted(unknown)}; --list shows them", file=sys.stderr)
         return 2
-    if shutil.which("irtt") is None:
-        print("error: irtt is not installed (apt-get install irtt)", file=sys.stderr)
-        return 2
+    for tool, needed in (("irtt", bool(chosen)), ("iperf3", bool(chosen_bandwidth))):
+        if needed and shutil.which(tool) is None:
+            print(f"error: {tool} is not installed (apt-get install {tool})", file=sys.stderr)
+            return 2
     duration = args.duration or (10 if args.quick else 30)
     repo = Path(__file__).resolve().parents[2]
     out = Path(args.out or repo / ".build" / "bench-accuracy" / time.strftime("%Y%m%d-%H%M%S"))
@@ -332,10 +346,15 @@ def main(argv: list[str] | None = None) -> int:
     checks: list[Check] = []
     verdict_rows = []
     extras = []
+    bandwidth_checks: list[BW.BandwidthCheck] = []
+    bandwidth_rows: list[dict] = []
     try:
         with Lab(workdir=str(out / "lab")) as lab:
-            bench = Bench(lab, binary, out, duration, args.fault)
+            bench = Bench(lab, binary, out, duration, None if probe_fault else args.fault)
             bench.start_servers()
+            if chosen_bandwidth:
+                bandwidth = BW.BandwidthBench(lab, binary, bench.url, bench.token, out, args.fault if probe_fault else None)
+                bandwidth_checks, bandwidth_rows = bandwidth.run(chosen_bandwidth)
             for sc in chosen:
                 print(f"# {sc.name}: {sc.title}", file=sys.stderr, flush=True)
                 lab.impair(sc.up, sc.down, seed=args.seed, rate_kbit=sc.rate_kbit)
@@ -364,6 +383,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
+    if bandwidth_rows:
+        BW.print_tables(bandwidth_checks, bandwidth_rows)
+        (out / "bandwidth.json").write_text(json.dumps({"checks": [dataclasses.asdict(c) for c in bandwidth_checks],
+                                                         "rows": bandwidth_rows}, indent=1, default=str))
+    bandwidth_failed = [c for c in bandwidth_checks if not c.ok]
+    if not chosen:
+        for c in bandwidth_failed:
+            print(f"FAIL {c.scenario} {c.metric}: truth {BW.fmt(c.truth)}, Preflight {BW.fmt(c.preflight, 2)}, "
+                  f"iperf3 {BW.fmt(c.iperf, 2)}; target {c.target}")
+        print(f"\n{len(bandwidth_checks) - len(bandwidth_failed)}/{len(bandwidth_checks)} bandwidth checks met; artifacts in {out}")
+        return 1 if bandwidth_failed else 0
     print(f"Accuracy: {len(chosen)} scenarios, {duration} s each for Preflight (PCMU 20 ms) and irtt "
           f"(-i {IRTT_INTERVAL} -l {IRTT_LENGTH}); ground truth from captures at both ends. Seed {args.seed}.\n")
     print_table(checks)
@@ -405,8 +435,12 @@ def main(argv: list[str] | None = None) -> int:
                                                    "shortest_agreeing_verdict": shortest}, indent=1, default=str))
     for c in failed:
         print(f"FAIL {c.scenario} {c.metric}: truth {fmt(c.truth_p)}, Preflight {fmt(c.preflight)}, irtt {fmt(c.irtt)}; target {c.target}")
-    print(f"\n{len(checks) - len(failed)}/{len(checks)} checks met; artifacts in {out}")
-    return 1 if failed else 0
+    for c in bandwidth_failed:
+        print(f"FAIL {c.scenario} {c.metric}: truth {BW.fmt(c.truth)}, Preflight {BW.fmt(c.preflight, 2)}, "
+              f"iperf3 {BW.fmt(c.iperf, 2)}; target {c.target}")
+    print(f"\n{len(checks) - len(failed)}/{len(checks)} checks met, {len(bandwidth_checks) - len(bandwidth_failed)}/"
+          f"{len(bandwidth_checks)} bandwidth checks met; artifacts in {out}")
+    return 1 if failed or bandwidth_failed else 0
 
 
 def delayer_consistency(log: Path, flows: list[T.FlowTruth]) -> str:

@@ -299,6 +299,25 @@ class Lab:
                 run(["ip", "netns", "exec", r, "tc", "qdisc", "add", "dev", dev, "root", "tbf", "rate", f"{rate_kbit}kbit",
                      "burst", "1600", "latency", "200ms"])
 
+    def shape(self, up_kbit: float, down_kbit: float, burst_up: int, burst_down: int, latency_ms: int = 100) -> None:
+        """tbf on the router's egresses with a rate and bucket per direction (replacing any root
+        qdisc there): up toward the edge (r-e), down toward the client (r-c)."""
+        r = self.ns["router"]
+        for dev, rate, burst in (("r-e", up_kbit, burst_up), ("r-c", down_kbit, burst_down)):
+            run(["ip", "netns", "exec", r, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", f"{rate}kbit",
+                 "burst", str(burst), "latency", f"{latency_ms}ms"])
+        self.rate_kbit = max(up_kbit, down_kbit)
+
+    def shaper_bytes(self) -> dict[str, dict[str, int]]:
+        """tbf's counters per direction with bytes: {"up": {"bytes", "packets", "dropped"}, "down": …}."""
+        stats = {}
+        for direction, dev in (("up", "r-e"), ("down", "r-c")):
+            text = run(["ip", "netns", "exec", self.ns["router"], "tc", "-s", "qdisc", "show", "dev", dev], check=False).stdout
+            m = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", text)
+            if m:
+                stats[direction] = {"bytes": int(m.group(1)), "packets": int(m.group(2)), "dropped": int(m.group(3))}
+        return stats
+
     def nft_drops(self) -> dict[str, int]:
         """Packets dropped by the nftables loss rules: {"up": n, "down": n}."""
         out = {}
