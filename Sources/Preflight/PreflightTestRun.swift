@@ -82,16 +82,7 @@ struct PreflightTestRun {
                 cname: "preflight-\(ice.withAgent { $0.localUfrag })", countsReorderedAsLost: options.countsReorderedAsLost),
             origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) })
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
-            group.addTask { await signaling.run() }
-            group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
-            group.addTask { await ice.run() }
-            group.addTask {
-                do throws(PreflightError) {
-                    inputs.yield(.welcomed(.success(try await signaling.connect())))
-                } catch {
-                    inputs.yield(.welcomed(.failure(error)))
-                }
-            }
+            group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
             var run = PreflightTestRun(
                 test: test, startTime: startTime, origin: origin, signaling: signaling, ice: ice, media: media, inputs: inputs)
             let result: Result<PreflightReport, PreflightError>

@@ -42,16 +42,7 @@ extension CallRun {
             }
         }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await signaling.run() }
-            group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
-            group.addTask { await ice.run() }
-            group.addTask {
-                do throws(PreflightError) {
-                    inputs.yield(.welcomed(.success(try await signaling.connect())))
-                } catch {
-                    inputs.yield(.welcomed(.failure(error)))
-                }
-            }
+            group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
             call.storage.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: signaling, ice: ice, media: media, audio: call.audio, inputs: inputs,

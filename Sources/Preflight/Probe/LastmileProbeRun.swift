@@ -96,17 +96,8 @@ struct LastmileProbeRun {
         if config.probeUplink { run.pending.append(.uplink) }
         if config.probeDownlink { run.pending.append(.downlink) }
         let result = await withTaskGroup(of: Void.self) { group -> LastmileProbeResult in
-            group.addTask { await signaling.run() }
-            group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
+            group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
             group.addTask { for await message in outgoing { try? await signaling.send(message) } }
-            group.addTask { await ice.run() }
-            group.addTask {
-                do throws(PreflightError) {
-                    inputs.yield(.welcomed(.success(try await signaling.connect())))
-                } catch {
-                    inputs.yield(.welcomed(.failure(error)))
-                }
-            }
             group.post(.control, to: inputs, every: .milliseconds(20))
             group.post(.quality, to: inputs, every: .seconds(2))
             var error: PreflightError?
