@@ -83,7 +83,12 @@ import Testing
         let text = lines.withLock { $0.joined(separator: "\n") }
         #expect(text.contains("  States       connecting → ringing → connected → disconnected"))
         #expect(text.contains("callee: call CA"))
-        #expect(text.contains("  MOS          mean"))
+        // A 1-second call on a busy host may end before its first sample: the summary then says so.
+        if outcomes.caller.samples.isEmpty {
+            #expect(text.contains("  Samples      none (media never flowed)"))
+        } else {
+            #expect(text.contains("  MOS          mean"))
+        }
     }
 
     /// `listen` on a local edge answers a call placed by `call --edge-url`; `--calls 1` ends it.

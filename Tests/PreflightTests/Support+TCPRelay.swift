@@ -54,10 +54,11 @@ final class TCPRelay: Sendable {
         for channel in channels { try? await channel.close() }
     }
 
-    /// Stops listening and cuts everything.
+    /// Stops listening, then cuts everything: in the other order a client that reconnects at once
+    /// (a session resume) could still get through between the cut and the close.
     func stop() async {
-        await cut()
         try? await server.close()
+        await cut()
     }
 
     /// Writes what one side reads to the other; closes the other when one closes.
