@@ -26,7 +26,7 @@ extension LastmileProbeRun {
         case .signaling(.closed(let error)):
             throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")
         case .ice(.agent(let event)):
-            try handle(event)
+            try handle(event, group: &group)
         case .ice(.media(let datagram)):
             receive(datagram)
         case .control:
@@ -71,7 +71,7 @@ extension LastmileProbeRun {
     }
 
     /// What the ICE agent reported.
-    mutating func handle(_ event: ICEAgent.Event) throws(PreflightError) {
+    mutating func handle(_ event: ICEAgent.Event, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch event {
         case .gatheringComplete(let candidates):
             let parameters = ice.withAgent { $0.localParameters }
@@ -81,7 +81,7 @@ extension LastmileProbeRun {
                 expectedDownlinkBitrate: config.probeDownlink ? config.expectedDownlinkBitrate : nil)
             let signaling = signaling
             let inputs = inputs
-            Task {
+            group.addTask {
                 do throws(PreflightError) {
                     inputs.yield(.answered(.success(try await signaling.probe(request))))
                 } catch {
