@@ -19,6 +19,9 @@ let package = Package(
         .library(name: "PreflightNIO", targets: ["PreflightNIO"]),
         .library(name: "Preflight", targets: ["Preflight"]),
         .library(name: "PreflightEdge", targets: ["PreflightEdge"]),
+        // Microphone, speaker and camera: apart from the SDK, so that an app that only tests the
+        // network links no audio library.
+        .library(name: "PreflightDevices", targets: ["PreflightDevices"]),
         .library(name: "PreflightTesting", targets: ["PreflightTesting"]),
         .executable(name: "preflight", targets: ["preflight"]),
         .executable(name: "preflight-bench", targets: ["PreflightBenchmarks"]),
@@ -90,6 +93,26 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        // PulseAudio's client library (Debian libpulse-dev). Its module map names the header by
+        // absolute path, so that without libpulse-dev the module is unavailable and
+        // PreflightDevices builds without it (module.modulemap says why).
+        .systemLibrary(
+            name: "CPulseAudio",
+            pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]
+        ),
+        // Devices: audio through PulseAudio on Linux, the microphone and speaker checks.
+        .target(
+            name: "PreflightDevices",
+            dependencies: [
+                "PreflightModel",
+                "PreflightCore",
+                .target(name: "CPulseAudio", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/speaker-check.wav")],
             swiftSettings: sharedSwiftSettings
         ),
         // The edge server: Hummingbird signaling, access tokens (jwt-kit), the UDP media service
@@ -195,6 +218,16 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "PreflightDevicesTests",
+            dependencies: [
+                "PreflightDevices",
+                "PreflightCore",
+                // PulseAudioServer (headless PulseAudio) and ExternalTool.
+                "PreflightTesting",
             ],
             swiftSettings: sharedSwiftSettings
         ),

@@ -9,4 +9,7 @@ extension PreflightError.Code {
     public static let processLaunchFailed = Self(70202)
     /// 70203: a local file could not be read (missing, unreadable, not a regular file).
     public static let fileUnreadable = Self(70203)
+    /// 70204: a local file could not be written (the directory is missing or not writable, the
+    /// disk is full).
+    public static let fileUnwritable = Self(70204)
 }

@@ -1,0 +1,80 @@
+import Foundation
+import PreflightCore
+import PreflightTesting
+
+/// Outside tools that make and measure audio independently of Preflight: sox writes tones and
+/// reads back frequency and amplitude; paplay and parecord play to and record from the test's
+/// PulseAudio server.
+enum AudioTools {
+    /// A scratch directory for one test's files.
+    static func scratchDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-devices-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// A sine tone written by sox: `seconds` long at `frequency` Hz, peak `volume` of full scale.
+    static func soxTone(_ url: URL, frequency: Int = 1000, seconds: Double, volume: Double = 0.5, rate: Int = 48_000) throws {
+        _ = try ExternalTool.run(
+            "sox", ["-n", "-r", "\(rate)", "-c", "1", "-b", "16", url.path, "synth", "\(seconds)", "sine", "\(frequency)", "vol", "\(volume)"])
+    }
+
+    /// What sox's `stat` says of a file: its rough frequency (Hz) and maximum amplitude (0…1).
+    static func soxStat(_ url: URL) throws -> (frequency: Double, maximumAmplitude: Double, rmsAmplitude: Double) {
+        // sox prints stat to standard error.
+        let text = try ExternalTool.run("sh", ["-c", "sox \"$0\" -n stat 2>&1", url.path])
+        func value(_ label: String) -> Double {
+            let line = text.split(separator: "\n").first { $0.hasPrefix(label) } ?? ""
+            return Double(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? .nan
+        }
+        return (value("Rough   frequency"), value("Maximum amplitude"), value("RMS     amplitude"))
+    }
+
+    /// Starts `paplay` playing `file` to `device` on `server`.
+    static func play(_ file: URL, device: String, server: PulseAudioServer) throws -> Process {
+        try launch("paplay", ["-d", device, file.path], server: server)
+    }
+
+    /// Starts `parecord` recording `device` of `server` into a file of raw mono 48 kHz 16-bit
+    /// samples; stop it with ``finish(_:)``.
+    static func record(_ file: URL, device: String, server: PulseAudioServer) throws -> Process {
+        try launch("parecord", ["-d", device, "--raw", "--channels=1", "--rate=48000", "--format=s16le", file.path], server: server)
+    }
+
+    /// Stops a player or recorder. SIGKILL: a child started from a Dispatch thread inherits its
+    /// blocked signals (SIGINT and SIGTERM among them), so it would never see a polite signal.
+    /// The recorder writes raw samples, so nothing is lost but what it had not written yet.
+    static func finish(_ process: Process) {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// A raw recording of ``record(_:device:server:)`` as a WAV file, for Preflight's parser and sox.
+    static func wav(fromRaw raw: URL) throws -> URL {
+        let bytes = Array(try Data(contentsOf: raw))
+        var samples = [Int16](repeating: 0, count: bytes.count / 2)
+        for index in samples.indices {
+            samples[index] = Int16(bitPattern: UInt16(bytes[2 * index]) | UInt16(bytes[2 * index + 1]) << 8)
+        }
+        let url = raw.deletingPathExtension().appendingPathExtension("wav")
+        try Data(try WAVFile(sampleRate: 48_000, samples: samples).encoded()).write(to: url)
+        return url
+    }
+
+    private static func launch(_ tool: String, _ arguments: [String], server: PulseAudioServer) throws -> Process {
+        guard let path = ExternalTool.path(of: tool) else { throw CocoaError(.executableNotLoadable) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(server.environment) { _, new in new }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// The mono samples and rate of a WAV file, read by Preflight's parser.
+    static func samples(_ url: URL) throws -> WAVFile {
+        try WAVFile(parsing: Array(Data(contentsOf: url)))
+    }
+}
