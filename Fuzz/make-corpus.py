@@ -10,6 +10,7 @@ changing a harness's key or input shape; the output is deterministic.
 import hashlib
 import hmac
 import json
+import math
 import os
 import struct
 import zlib
@@ -236,11 +237,28 @@ def probe_packet(seq, send, element, size):
 
 PROBE = [probe_packet(1, 1000, 1, 200), probe_packet(70000, 2000, 4, 1200), probe_records(80, 20), probe_records(8, 2)]
 
+def wav(channels, rate, samples, tag=1, bits=16, extra=b"", extensible=False, data_size=None):
+    data = struct.pack("<%dh" % len(samples), *samples)
+    fmt = struct.pack("<HHIIHH", 0xFFFE if extensible else tag, channels, rate, rate * channels * bits // 8,
+                      channels * bits // 8, bits)
+    if extensible:
+        fmt += struct.pack("<HHI", 22, bits, 0) + struct.pack("<H", tag) + b"\x00\x00\x00\x00\x10\x00\x80\x00\x00\xaa\x00\x38\x9b\x71"
+    chunks = b"fmt " + struct.pack("<I", len(fmt)) + fmt + extra
+    chunks += b"data" + struct.pack("<I", len(data) if data_size is None else data_size) + data
+    return b"RIFF" + struct.pack("<I", 4 + len(chunks)) + b"WAVE" + chunks
+
+
+SINE = [int(16000 * math.sin(2 * math.pi * 1000 * n / 8000)) for n in range(80)]
+WAV = [wav(1, 8000, SINE), wav(2, 48000, SINE), wav(1, 16000, SINE, extensible=True),
+       wav(1, 8000, SINE[:9], extra=b"LIST\x03\x00\x00\x00abc\x00"), wav(1, 8000, SINE, data_size=0xFFFFFFFF),
+       wav(1, 8000, SINE[:4], tag=3, bits=32)]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
     "FuzzICECandidate": ICE_CANDIDATES, "FuzzReportJSON": REPORT, "FuzzAccessToken": TOKENS,
     "FuzzSRTP": SRTP, "FuzzTelephoneEvent": TELEPHONE_EVENTS, "FuzzProbe": PROBE,
+    "FuzzWAV": WAV,
 }
 
 
@@ -274,6 +292,7 @@ DICTIONARIES = {
     "json": "".join('"\\"%s\\""\n' % k for k in json_keys(SIGNALING + REPORT + [payload]))
     + "".join('"%s"\n' % s for s in ("hello", "welcome", "resume", "resumed", "invite", "ringing", "answer", "hangup", "error", "null",
                                      "true", "false", "1e300", "-1e300", "HS256", "JWT")),
+    "wav": dictionary([b"RIFF", b"WAVE", b"fmt ", b"data", b"LIST", b"\xfe\xff", b"\x01\x00", b"\x10\x00"]),
     "sdp": "".join('"%s"\n' % s for s in ("candidate:", "a=", " typ ", "host", "srflx", "prflx", "relay", " raddr ",
                                           " rport ", " tcptype ", "udp", "tcp", "::1", "127.0.0.1")),
 }
