@@ -155,6 +155,7 @@ let package = Package(
                 "PreflightNIO",
                 "Preflight",
                 "PreflightEdge",
+                "PreflightDevices",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -237,6 +238,9 @@ let package = Package(
                 "PreflightCLI",
                 "PreflightCore",
                 "PreflightEdge",
+                "PreflightDevices",
+                // PulseAudioServer for the device commands.
+                "PreflightTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: sharedSwiftSettings

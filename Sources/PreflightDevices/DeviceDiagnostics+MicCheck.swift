@@ -74,7 +74,7 @@ extension DeviceDiagnostics {
         timeInMillis: Int, device: String?, stop: StopSignal, onLevelChange: @escaping @Sendable (Double) -> Void
     ) async throws(PreflightError) -> MicCheckResult {
         let configuration = self.configuration
-        logger.info("microphone check", metadata: ["device": "\(device ?? "default")", "ms": "\(timeInMillis)"])
+        logger.debug("microphone check", metadata: ["device": "\(device ?? "default")", "ms": "\(timeInMillis)"])
         let result = try await DeviceThread.run("preflight.mic-check", stop: stop) { () throws(PreflightError) in
             try MicRecorder(configuration: configuration, stop: stop, onLevelChange: onLevelChange)
                 .record(device: device, timeInMillis: timeInMillis)
@@ -86,7 +86,7 @@ extension DeviceDiagnostics {
             return result.duration > 0 ? previous : nil
         }
         if let previous, previous != result.recordingURL { try? FileManager.default.removeItem(at: previous) }
-        logger.info(
+        logger.debug(
             "microphone check done",
             metadata: ["device": "\(result.device)", "seconds": "\(result.duration)", "dBFS": "\(result.averageLevel)"])
         return result

@@ -60,7 +60,7 @@ extension DeviceDiagnostics {
         }
         let audio = try Self.load(source)
         let system = configuration.audioSystem
-        logger.info("speaker check", metadata: ["device": "\(device ?? "default")", "source": "\(source)"])
+        logger.debug("speaker check", metadata: ["device": "\(device ?? "default")", "source": "\(source)"])
         return try await DeviceThread.run("preflight.speaker-check", stop: stop) { () throws(PreflightError) in
             let output = try system.openOutput(
                 device: device, format: AudioFormat(sampleRate: audio.sampleRate, channels: audio.channels), stop: stop)
