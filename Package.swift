@@ -103,13 +103,17 @@ let package = Package(
             pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]
         ),
-        // Devices: audio through PulseAudio on Linux, the microphone and speaker checks.
+        // The V4L2 ioctls, which Swift cannot call (their request numbers are C macros); stubs
+        // that return ENOSYS elsewhere.
+        .target(name: "CV4L2"),
+        // Devices: audio through PulseAudio on Linux, cameras through V4L2, the checks.
         .target(
             name: "PreflightDevices",
             dependencies: [
                 "PreflightModel",
                 "PreflightCore",
                 .target(name: "CPulseAudio", condition: .when(platforms: [.linux])),
+                "CV4L2",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Resources/speaker-check.wav")],

@@ -273,8 +273,18 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         while [.connecting, .ringing].contains(call.state), !Task.isCancelled, !hangUp.isRequested {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        // Checked by validate(); they play while the call is up.
-        if let digits { try? call.sendDigits(digits) }
+        // Checked by validate(); they play while the call is up, once the far party's audio
+        // arrives (at most 3 s): "connected" can come before the far leg's route is checked, and
+        // the bridge drops what it cannot forward yet (a busy host lost the first digit so).
+        if let digits {
+            let heard = clock.now + .seconds(3)
+            while call.state == .connected, (call.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) == 0,
+                clock.now < heard, !Task.isCancelled, !hangUp.isRequested
+            {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            try? call.sendDigits(digits)
+        }
         let deadline = clock.now + duration
         while call.state != .disconnected, clock.now < deadline, !Task.isCancelled, !hangUp.isRequested {
             try? await Task.sleep(until: min(deadline, clock.now + .milliseconds(50)), clock: clock)

@@ -22,6 +22,7 @@ public final class DeviceDiagnostics: Sendable {
     struct State {
         var micCheck: StopSignal?
         var speakerCheck: StopSignal?
+        var cameraCheck: CameraTrack?
         /// The last microphone check's recording, which the speaker check plays.
         var lastRecording: URL?
     }

@@ -27,7 +27,9 @@ import Testing
         #expect(MicCheckCommand.levelLine(second: 3, level: -30) == "  3 s   -30.0 dBFS  " + String(repeating: "█", count: 15) + String(repeating: "░", count: 15))
     }
 
-    @Test(.enabled(if: ExternalTool.canRun(needing: "pulseaudio", "sox"), "needs pulseaudio and sox (apt-get install pulseaudio sox)"))
+    @Test(.enabled(
+        if: ExternalTool.canRun(needing: "pulseaudio", "sox") && (ExternalTool.isCI || PulseAudioSystem.isBuilt),
+        "needs pulseaudio, sox and a build with libpulse-dev (apt-get install libpulse-dev pulseaudio sox)"))
     func listsChecksAndPlaysOnARealServer() async throws {
         let server = try await PulseAudioServer.start()
         defer { server.stop() }

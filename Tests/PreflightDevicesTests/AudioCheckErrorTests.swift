@@ -7,7 +7,8 @@ import Testing
 
 /// Every way a device check can fail gets its code, against a real PulseAudio server (or none).
 @Suite(.enabled(
-    if: ExternalTool.canRun(needing: "pulseaudio"), "needs pulseaudio (apt-get install pulseaudio)"))
+    if: ExternalTool.canRun(needing: "pulseaudio") && (ExternalTool.isCI || PulseAudioSystem.isBuilt),
+    "needs pulseaudio and a build with libpulse-dev (apt-get install libpulse-dev pulseaudio)"))
 struct AudioCheckErrorTests {
     static func diagnostics(server: String, directory: URL = FileManager.default.temporaryDirectory) -> DeviceDiagnostics {
         DeviceDiagnostics(

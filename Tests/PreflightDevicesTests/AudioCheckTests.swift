@@ -10,8 +10,8 @@ import Testing
 /// check plays is recorded back from the monitor by an outside program (parecord) and measured
 /// by another (sox).
 @Suite(.enabled(
-    if: ExternalTool.canRun(needing: "pulseaudio", "paplay", "parecord", "sox"),
-    "needs pulseaudio, pulseaudio-utils and sox (apt-get install pulseaudio pulseaudio-utils sox)"))
+    if: ExternalTool.canRun(needing: "pulseaudio", "paplay", "parecord", "sox") && (ExternalTool.isCI || PulseAudioSystem.isBuilt),
+    "needs pulseaudio, pulseaudio-utils and sox, and a build with libpulse-dev (apt-get install libpulse-dev pulseaudio pulseaudio-utils sox)"))
 struct AudioCheckTests {
     static func diagnostics(_ server: PulseAudioServer, directory: URL) -> DeviceDiagnostics {
         DeviceDiagnostics(

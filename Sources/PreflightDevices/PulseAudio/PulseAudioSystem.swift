@@ -31,6 +31,9 @@ public struct PulseAudioSystem: AudioSystem {
 
 #if canImport(CPulseAudio)
 extension PulseAudioSystem {
+    /// Whether this build has PulseAudio (libpulse-dev was installed when it was built).
+    public static let isBuilt = true
+
     /// The server's package name and version, e.g. "pulseaudio 16.1" or "PulseAudio (on PipeWire 1.0.5) 15.0.0".
     public func serverName() throws(PreflightError) -> String {
         let connection = try PulseAudioConnection(system: self, stop: StopSignal())
@@ -52,6 +55,9 @@ extension PulseAudioSystem {
 }
 #else
 extension PulseAudioSystem {
+    /// Whether this build has PulseAudio (libpulse-dev was installed when it was built).
+    public static let isBuilt = false
+
     static var unavailable: PreflightError {
         PreflightError(
             code: .deviceServiceUnavailable,
