@@ -253,12 +253,17 @@ WAV = [wav(1, 8000, SINE), wav(2, 48000, SINE), wav(1, 16000, SINE, extensible=T
        wav(1, 8000, SINE[:9], extra=b"LIST\x03\x00\x00\x00abc\x00"), wav(1, 8000, SINE, data_size=0xFFFFFFFF),
        wav(1, 8000, SINE[:4], tag=3, bits=32)]
 
+# Format index (0 YUYV, 1 NV12, 2 I420, 3 RGB24), width − 1, height − 1, padding, stride flag, buffer.
+VIDEO_FRAMES = [bytes([0, 3, 1, 0, 0]) + bytes(range(16)), bytes([2, 7, 7, 0, 0]) + bytes(96),
+                bytes([1, 15, 7, 3, 1]) + bytes(range(200)), bytes([3, 1, 1, 0, 0]) + bytes([255, 0, 0] * 4)]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
     "FuzzICECandidate": ICE_CANDIDATES, "FuzzReportJSON": REPORT, "FuzzAccessToken": TOKENS,
     "FuzzSRTP": SRTP, "FuzzTelephoneEvent": TELEPHONE_EVENTS, "FuzzProbe": PROBE,
     "FuzzWAV": WAV,
+    "FuzzVideoFrame": VIDEO_FRAMES,
 }
 
 

@@ -8,7 +8,7 @@ public struct DevicesCommand: AsyncParsableCommand, Sendable {
     /// The subcommand's name and help.
     public static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List the microphones and speakers.",
+        abstract: "List the microphones, speakers and cameras.",
         discussion: """
             Lists every audio input (microphones, and on Linux each output's monitor) and output, \
             the default of each kind marked with *, with the id that --device takes. Exits 1 with \
@@ -19,7 +19,7 @@ public struct DevicesCommand: AsyncParsableCommand, Sendable {
     /// Which audio server.
     @OptionGroup public var audio: AudioSystemOptions
     /// Print JSON.
-    @Flag(help: "Print {\"audio\": [devices]} as JSON.")
+    @Flag(help: "Print {\"audio\": [devices], \"cameras\": [cameras]} as JSON.")
     public var json = false
 
     /// Creates the command (ArgumentParser requirement).
@@ -28,26 +28,38 @@ public struct DevicesCommand: AsyncParsableCommand, Sendable {
     /// The listing as JSON.
     struct Listing: Codable {
         var audio: [AudioDevice]
+        /// Why there are no audio devices, when the audio system could not be asked.
+        var audioError: ReportError?
+        var cameras: [CameraDevice]
     }
 
     /// Lists the devices and prints them.
     public func run() async throws {
-        do {
-            print(try await execute())
-        } catch let error as PreflightError {
-            throw CommandFailure(error)
-        }
+        let (text, error) = try await execute()
+        print(text)
+        if let error { throw CommandFailure(error) }
     }
 
-    /// The listing's text (or JSON).
-    func execute() async throws -> String {
-        let devices = try await audio.diagnostics.audioDevices()
+    /// The listing's text (or JSON), and the audio system's error when it could not be asked
+    /// (the cameras are listed all the same).
+    func execute() async throws -> (text: String, error: PreflightError?) {
+        let diagnostics = audio.diagnostics
+        var devices: [AudioDevice] = []
+        var audioError: PreflightError?
+        do {
+            devices = try await diagnostics.audioDevices()
+        } catch {
+            audioError = error
+        }
+        let cameras = diagnostics.cameras()
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(Listing(audio: devices)), as: UTF8.self)
+            let listing = Listing(audio: devices, audioError: audioError.map(ReportError.init), cameras: cameras)
+            return (String(decoding: try encoder.encode(listing), as: UTF8.self), audioError)
         }
         var lines: [String] = []
+        if let audioError { lines.append("audio: error \(audioError.code.rawValue): \(audioError.message)") }
         for kind in AudioDeviceKind.allCases {
             lines.append(kind == .input ? "inputs (microphones):" : "outputs (speakers):")
             let ofKind = devices.filter { $0.kind == kind }
@@ -60,6 +72,11 @@ public struct DevicesCommand: AsyncParsableCommand, Sendable {
                 lines.append(line)
             }
         }
-        return lines.joined(separator: "\n")
+        lines.append("cameras:")
+        if cameras.isEmpty { lines.append("  (none: no V4L2 capture device under /dev)") }
+        for camera in cameras {
+            lines.append("    \(camera.id)  \(UntrustedText.excerpt(camera.name, limit: 120))  \(UntrustedText.excerpt(camera.bus, limit: 120))")
+        }
+        return (lines.joined(separator: "\n"), audioError)
     }
 }

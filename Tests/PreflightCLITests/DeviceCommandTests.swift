@@ -34,9 +34,10 @@ import Testing
         let server = try await PulseAudioServer.start()
         defer { server.stop() }
         let devices = try Self.parse(["devices", "--json", "--audio-server", server.address], as: DevicesCommand.self)
-        let listing = try JSONDecoder().decode(DevicesCommand.Listing.self, from: Data(try await devices.execute().utf8))
+        let listing = try JSONDecoder().decode(DevicesCommand.Listing.self, from: Data(try await devices.execute().text.utf8))
+        #expect(listing.audioError == nil)
         #expect(Set(listing.audio.map(\.id)) == [PulseAudioServer.sink, PulseAudioServer.monitor, PulseAudioServer.silentSource])
-        let text = try await Self.parse(["devices", "--audio-server", server.address], as: DevicesCommand.self).execute()
+        let text = try await Self.parse(["devices", "--audio-server", server.address], as: DevicesCommand.self).execute().text
         #expect(text.contains("  * spk  Null Output"))
 
         let lines = Mutex<[String]>([])
@@ -69,5 +70,53 @@ import Testing
             as: SpeakerCheckCommand.self
         ).execute()
         if case .failure(let error) = missing { #expect(error.code == .fileUnreadable) } else { Issue.record("a missing file played") }
+    }
+}
+
+/// `preflight camera-check` on the sources this machine has, and `devices` without an audio server.
+@Suite struct CameraCheckCommandTests {
+    @Test(arguments: [
+        (["camera-check", "--device", "/dev/video0", "--source", "testsrc"], "--device and --source each name what to read; give one"),
+        (["camera-check", "--source", "webcam"], "--source must be testsrc, black, frozen or stdin, got \"webcam\""),
+        (["camera-check", "--duration", "0.5"], "--duration must be 1 to 60 seconds"),
+        (["camera-check", "--size", "640"], "--size must be WIDTHxHEIGHT, 16 to 8192 each, got \"640\""),
+        (["camera-check", "--size", "8x8"], "--size must be WIDTHxHEIGHT, 16 to 8192 each, got \"8x8\""),
+    ] as [([String], String)])
+    func refuses(arguments: [String], rule: String) {
+        #expect(ValidationRuleTests.rejection(arguments) == rule)
+    }
+
+    @Test(arguments: ["testsrc", "black", "frozen"])
+    func aSyntheticSourceGivesItsVerdictAndASnapshot(_ pattern: String) async throws {
+        let snapshot = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString.prefix(8)).png")
+        defer { try? FileManager.default.removeItem(at: snapshot) }
+        let command = try #require(
+            try PreflightCommand.parseAsRoot(
+                ["camera-check", "--source", pattern, "--size", "160x120", "--duration", "1", "--snapshot", snapshot.path])
+                as? CameraCheckCommand)
+        let text = try await command.execute().get()
+        print(text)
+        #expect(text.contains("resolution 160x120 (asked 160x120)"))
+        let verdict = ["testsrc": "frames move: the camera works", "black": "black: every frame is black", "frozen": "frozen: every frame"]
+        #expect(text.contains(try #require(verdict[pattern])))
+        let png = Array(try Data(contentsOf: snapshot))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(png.count > 160 * 120 * 3)
+    }
+
+    @Test func aMissingCameraIs70401() async throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["camera-check", "--device", "/dev/video-none"]) as? CameraCheckCommand)
+        let outcome = await command.execute()
+        if case .failure(let error) = outcome { #expect(error.code == .deviceNotFound) } else { Issue.record("a missing camera was read") }
+    }
+
+    /// Without an audio server the listing still lists the cameras, says why there is no audio, and fails.
+    @Test func devicesWithoutAnAudioServerSaysWhy() async throws {
+        let command = try #require(
+            try PreflightCommand.parseAsRoot(["devices", "--json", "--audio-server", "unix:/nonexistent/native"]) as? DevicesCommand)
+        let (text, error) = try await command.execute()
+        #expect(error?.code == .deviceServiceUnavailable)
+        let listing = try JSONDecoder().decode(DevicesCommand.Listing.self, from: Data(text.utf8))
+        #expect(listing.audio.isEmpty && listing.audioError?.code == 70405)
     }
 }
