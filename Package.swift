@@ -110,6 +110,7 @@ let package = Package(
         .target(
             name: "PreflightDevices",
             dependencies: [
+                "Preflight",
                 "PreflightModel",
                 "PreflightCore",
                 .target(name: "CPulseAudio", condition: .when(platforms: [.linux])),
@@ -230,7 +231,10 @@ let package = Package(
             name: "PreflightDevicesTests",
             dependencies: [
                 "PreflightDevices",
+                "Preflight",
                 "PreflightCore",
+                // LocalEdge: the echo test's record-playback application.
+                "PreflightEdge",
                 // PulseAudioServer (headless PulseAudio) and ExternalTool.
                 "PreflightTesting",
             ],

@@ -50,6 +50,21 @@ public struct PreflightOptions: Sendable {
     /// as lost) so that the benchmark is seen to fail. Off by default; not for applications.
     @_spi(Testing) public var countsReorderedAsLost = false
 
+    /// Whether the test sends Preflight's synthetic test signal (Twilio's `fakeMicInput`); `true`
+    /// by default. `false` sends ``audioInput`` instead (a microphone from PreflightDevices, a
+    /// WAV file, the app's own audio), and the test then fails with `invalidArgument` (70005)
+    /// when there is none.
+    public var fakeMicInput: Bool
+    /// The audio to send when ``fakeMicInput`` is `false`; `nil` by default.
+    public var audioInput: (any AudioFrameSource)?
+    /// Where the received audio goes to be heard (a speaker from PreflightDevices); `nil` by
+    /// default: it is only measured.
+    public var audioOutput: (any AudioFrameSink)?
+    /// Parameters for the edge's application, as Twilio passes TwiML request parameters: the
+    /// record-playback application takes `interval`, the seconds it records (2 to 10; the edge's
+    /// default, 5 s, without it). Empty by default.
+    public var params: [String: String]
+
     /// Creates options; see each property for its default.
     public init(
         accessToken: String,
@@ -66,7 +81,11 @@ public struct PreflightOptions: Sendable {
         consentTimeout: Duration = .seconds(30),
         turnTrustedCertificatesFile: String? = nil,
         selectedEdge: String = "roaming",
-        edgeTrustedCertificatesFile: String? = nil
+        edgeTrustedCertificatesFile: String? = nil,
+        fakeMicInput: Bool = true,
+        audioInput: (any AudioFrameSource)? = nil,
+        audioOutput: (any AudioFrameSink)? = nil,
+        params: [String: String] = [:]
     ) {
         self.accessToken = accessToken
         self.edgeURL = edgeURL
@@ -83,5 +102,9 @@ public struct PreflightOptions: Sendable {
         self.turnTrustedCertificatesFile = turnTrustedCertificatesFile
         self.selectedEdge = selectedEdge
         self.edgeTrustedCertificatesFile = edgeTrustedCertificatesFile
+        self.fakeMicInput = fakeMicInput
+        self.audioInput = audioInput
+        self.audioOutput = audioOutput
+        self.params = params
     }
 }

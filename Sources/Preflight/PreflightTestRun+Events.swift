@@ -121,7 +121,8 @@ extension PreflightTestRun {
         case .gatheringComplete(let candidates):
             let parameters = ice.withAgent { $0.localParameters }
             let invite = SignalingMessage.Invite(
-                ice: ICEParameters(ufrag: parameters.ufrag, pwd: parameters.pwd, candidates: candidates), codecs: options.preferredAudioCodecs)
+                ice: ICEParameters(ufrag: parameters.ufrag, pwd: parameters.pwd, candidates: candidates), codecs: options.preferredAudioCodecs,
+                params: options.params)
             let signaling = signaling
             let inputs = inputs
             group.addTask {
@@ -166,7 +167,11 @@ extension PreflightTestRun {
     mutating func startMedia(in group: inout TaskGroup<Void>) {
         media.sendReport(at: .now)
         let media = media
-        group.addTask { await media.send(AudioTestSource()) }
+        if !options.fakeMicInput, let input = options.audioInput {
+            group.addTask { await media.send(ExternalAudioMediaSource(input: input)) }
+        } else {
+            group.addTask { await media.send(AudioTestSource()) }
+        }
         group.post(.sampleTick, to: inputs, every: .seconds(1))
         if application == TestApplication.recordPlayback.rawValue {
             group.post(.maximumDurationReached, to: inputs, after: options.maximumDuration)

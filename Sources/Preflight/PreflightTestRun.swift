@@ -61,6 +61,9 @@ struct PreflightTestRun {
 
     private static func perform(_ test: PreflightTest, startTime: Int64) async throws(PreflightError) -> PreflightReport {
         let options = test.options
+        if !options.fakeMicInput, options.audioInput == nil {
+            throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
+        }
         let origin = ContinuousClock.now
         let (stream, inputs) = AsyncStream<Input>.makeStream()
         let ice = try await ICEAgentDriver.bind(
@@ -77,10 +80,17 @@ struct PreflightTestRun {
                 url: options.edgeURL, accessToken: options.accessToken,
                 trustedCertificatesFile: options.edgeTrustedCertificatesFile, timeout: options.signalingTimeout),
             logger: test.logger)
+        let audioReceived: (@Sendable ([Int16]) -> Void)?
+        if let output = options.audioOutput {
+            audioReceived = { samples in output.play(samples) }
+        } else {
+            audioReceived = nil
+        }
         let media = MediaSession(
             configuration: MediaSessionConfiguration(
                 cname: "preflight-\(ice.withAgent { $0.localUfrag })", countsReorderedAsLost: options.countsReorderedAsLost),
-            origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) })
+            origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) },
+            audioReceived: audioReceived)
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
             group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
             var run = PreflightTestRun(

@@ -13,6 +13,11 @@ public struct PulseAudioServer: Sendable {
     public static let monitor = "spk.monitor"
     /// A silent microphone: a null source.
     public static let silentSource = "mic"
+    /// A second speaker, the room: what a test plays here, ``roomMicrophone`` hears, apart from
+    /// what the code under test plays on ``sink``.
+    public static let room = "room"
+    /// The room's monitor: a microphone that hears only what is played in the room.
+    public static let roomMicrophone = "room.monitor"
 
     /// The server's process id (it daemonizes: see ``start(anonymous:)``).
     public let processIdentifier: pid_t
@@ -50,6 +55,7 @@ public struct PulseAudioServer: Sendable {
             load-module \(protocolModule)
             load-module module-null-sink sink_name=\(sink)
             load-module module-null-source source_name=\(silentSource)
+            load-module module-null-sink sink_name=\(room)
             set-default-sink \(sink)
             set-default-source \(monitor)
 

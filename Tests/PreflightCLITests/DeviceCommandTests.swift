@@ -36,7 +36,11 @@ import Testing
         let devices = try Self.parse(["devices", "--json", "--audio-server", server.address], as: DevicesCommand.self)
         let listing = try JSONDecoder().decode(DevicesCommand.Listing.self, from: Data(try await devices.execute().text.utf8))
         #expect(listing.audioError == nil)
-        #expect(Set(listing.audio.map(\.id)) == [PulseAudioServer.sink, PulseAudioServer.monitor, PulseAudioServer.silentSource])
+        #expect(
+            Set(listing.audio.map(\.id)) == [
+                PulseAudioServer.sink, PulseAudioServer.monitor, PulseAudioServer.silentSource, PulseAudioServer.room,
+                PulseAudioServer.roomMicrophone,
+            ])
         let text = try await Self.parse(["devices", "--audio-server", server.address], as: DevicesCommand.self).execute().text
         #expect(text.contains("  * spk  Null Output"))
 

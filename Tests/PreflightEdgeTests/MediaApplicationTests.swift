@@ -54,10 +54,23 @@ import Testing
         for sequence in 1...300 {
             #expect(service.handle(Self.rtp(sequence: UInt16(sequence)), from: Self.client, at: Double(sequence) * 0.02) == nil)
         }
-        // At most 5 s (250 frames) are kept.
-        #expect(service.statistics(localUfrag: "edge")?.recordedFrames == 250)
-        #expect(service.counters.packetsRecorded == 250)
+        // At most the configuration's 10 s (500 frames) are kept; here all 300.
+        #expect(service.statistics(localUfrag: "edge")?.recordedFrames == 300)
+        #expect(service.counters.packetsRecorded == 300)
         #expect(service.counters.packetsEchoed == 0)
+    }
+
+    /// A session records its own interval's frames (the echo test's 2 s: 100), never more than
+    /// the configuration's maximum.
+    @Test(arguments: [(100, 100), (250, 250), (10_000, 500)] as [(Int, Int)])
+    func aSessionRecordsItsIntervalsFrames(asked: Int, kept: Int) throws {
+        let service = MediaService()
+        service.addSession(MediaServiceTests.credentials, application: .recordPlayback, recordingFrames: asked)
+        _ = service.handle(try MediaServiceTests.check().1, from: Self.client, at: 0)
+        for sequence in 1...600 {
+            _ = service.handle(Self.rtp(sequence: UInt16(sequence)), from: Self.client, at: Double(sequence) * 0.02)
+        }
+        #expect(service.statistics(localUfrag: "edge")?.recordedFrames == kept)
     }
 
     @Test func senderReportIsAnsweredWithAReportBlock() throws {

@@ -10,10 +10,11 @@ extension MediaService {
         /// their bucket to refill are evicted, and new sources beyond it share one bucket
         /// (``SourceRateLimiter``). 65 536 by default.
         public var maximumTrackedSources: Int
-        /// Frames a record-playback session records: 250 by default (5 s of 20 ms frames).
+        /// The most frames a record-playback session records: 500 by default (10 s of 20 ms
+        /// frames, the echo test's longest interval); each session records its own interval's worth.
         public var maximumRecordingFrames: Int
-        /// Payload bytes a record-playback session records: 256 KiB by default (250 frames of up
-        /// to 1 KiB; a 20 ms PCMU frame is 160 bytes).
+        /// Payload bytes a record-playback session records: 256 KiB by default (500 frames of up
+        /// to 512 bytes; a 20 ms PCMU frame is 160 bytes).
         public var maximumRecordingBytes: Int
         /// Payload bytes all sessions' recordings hold together: 64 MiB by default (256 full
         /// recordings); a recording that would pass it stops early.
@@ -26,7 +27,7 @@ extension MediaService {
         /// Creates a configuration; see each property for its default.
         public init(
             packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536,
-            maximumRecordingFrames: Int = 250, maximumRecordingBytes: Int = 256 << 10,
+            maximumRecordingFrames: Int = 500, maximumRecordingBytes: Int = 256 << 10,
             maximumTotalRecordingBytes: Int = 64 << 20, receiveBufferSize: Int = 4 << 20
         ) {
             self.packetsPerSecondPerSource = packetsPerSecondPerSource

@@ -41,7 +41,7 @@ extension MediaService {
         let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
         switch session.application {
         case .recordPlayback:
-            guard outcome != .duplicate, !session.recordingClosed, session.recording.count < configuration.maximumRecordingFrames
+            guard outcome != .duplicate, !session.recordingClosed, session.recording.count < session.recordingFrameLimit
             else { return nil }
             // Bytes, not only frames: 250 frames of 2 KB each from every session would hold
             // 500 KB a session; the budgets bound each recording and all of them together.

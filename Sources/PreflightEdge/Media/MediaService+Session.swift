@@ -27,6 +27,8 @@ extension MediaService {
         var recording: [[UInt8]] = []
         var recordingBytes = 0
         var recordingClosed = false
+        /// The frames this session may record (record-playback's interval).
+        var recordingFrameLimit = 0
         var recordingPayloadType: UInt8 = MuLaw.payloadType
         var firstMediaTime: Double?
         /// A last-mile probe's state, for a probe session.

@@ -47,12 +47,16 @@ public final class MediaService: Sendable {
     public var now: Double { (clock.now - start).inSeconds }
 
     /// Accepts checks for a session from now on and runs `application` on its media.
-    public func addSession(_ credentials: ICELiteCredentials, application: TestApplication = .echo) {
+    /// - Parameter recordingFrames: the frames a record-playback session records (its interval
+    ///   in 20 ms frames), at most ``Configuration/maximumRecordingFrames``, which is also the
+    ///   default.
+    public func addSession(_ credentials: ICELiteCredentials, application: TestApplication = .echo, recordingFrames: Int? = nil) {
         let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
         var random = SystemRandomNumberGenerator()
-        let session = Session(
+        var session = Session(
             credentials: credentials, key: key, application: application, ssrc: random.next(),
             sequence: random.next())
+        session.recordingFrameLimit = max(0, min(recordingFrames ?? configuration.maximumRecordingFrames, configuration.maximumRecordingFrames))
         state.withLock { $0.sessions[credentials.localUfrag] = session }
     }
 

@@ -79,7 +79,9 @@ extension SessionLoop {
                 throw PreflightError(
                     code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) is not served by this edge")
             }
-            let (callSid, ufrag) = try await session.answer(invite, application: application, claims: claims, send: { await send($0) })
+            let recording = application == .recordPlayback ? try Self.recordingInterval(invite.params) : nil
+            let (callSid, ufrag) = try await session.answer(
+                invite, application: application, claims: claims, recording: recording, send: { await send($0) })
             openLog(callSid: callSid, claims: claims, role: .caller)
             enter(.inCall(.init(
                 callSid: callSid, ufrag: ufrag, application: application, role: .caller, answered: true,
@@ -88,7 +90,7 @@ extension SessionLoop {
                 let inbox = inbox
                 let session = session
                 timers.addTask {
-                    let (reason, code) = await session.recordAndPlayBack(ufrag: ufrag)
+                    let (reason, code) = await session.recordAndPlayBack(ufrag: ufrag, recording: recording)
                     inbox.post(.applicationFinished(reason: reason, code: code))
                 }
             }
@@ -97,6 +99,18 @@ extension SessionLoop {
             await fail(error)
             return .end
         }
+    }
+
+    /// The record-playback application's `interval` parameter (Agora's echo test interval):
+    /// whole seconds, 2 to 10; `nil` (the edge's default) when absent.
+    static func recordingInterval(_ params: [String: String]) throws(PreflightError) -> Duration? {
+        guard let text = params["interval"] else { return nil }
+        guard text.count <= 2, let seconds = Int(text), (2...10).contains(seconds) else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "record-playback: interval must be 2 to 10 seconds, got \(UntrustedText.quoted(text))")
+        }
+        return .seconds(seconds)
     }
 
     /// The caller's side of a `dial` call to a client: ring its devices, then answer the caller

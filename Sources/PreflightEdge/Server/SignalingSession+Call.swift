@@ -18,9 +18,10 @@ extension SignalingSession {
     /// a bridged call. Returns the edge's side: ICE-lite credentials and its host candidate.
     /// - Parameter srtp: a bridge leg's keys when it is encrypted (the client's, the edge's).
     /// - Parameter probe: a last-mile probe's request: the session is a probe session.
+    /// - Parameter recording: how long a record-playback session records.
     func openMedia(
         remoteUfrag: String, application: TestApplication?, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial)? = nil,
-        probe: SignalingMessage.Probe? = nil
+        probe: SignalingMessage.Probe? = nil, recording: Duration? = nil
     ) throws(PreflightError) -> (ufrag: String, ice: ICEParameters) {
         let (ufrag, password) = ICEParameters.randomCredentials()
         let credentials = ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: remoteUfrag)
@@ -28,7 +29,9 @@ extension SignalingSession {
             edge.media.addProbeSession(
                 credentials, expectedUplinkBitrate: probe.expectedUplinkBitrate, expectedDownlinkBitrate: probe.expectedDownlinkBitrate)
         } else if let application {
-            edge.media.addSession(credentials, application: application)
+            edge.media.addSession(
+                credentials, application: application,
+                recordingFrames: Int(((recording ?? edge.configuration.recordingDuration) / .milliseconds(20)).rounded(.up)))
         } else {
             try edge.media.addBridgeLeg(credentials, srtp: srtp)
         }
@@ -39,14 +42,16 @@ extension SignalingSession {
     }
 
     /// Answers a test application's call: opens its media session, sends ringing and the answer.
+    /// - Parameter recording: how long record-playback records (the invite's `interval`), or
+    ///   `nil` for the edge's `recordingDuration`.
     func answer(
-        _ invite: SignalingMessage.Invite, application: TestApplication, claims: AccessTokenClaims,
+        _ invite: SignalingMessage.Invite, application: TestApplication, claims: AccessTokenClaims, recording: Duration? = nil,
         send: (SignalingMessage) async -> Void
     ) async throws(PreflightError) -> (callSid: String, ufrag: String) {
         let codec = try validateOffer(ice: invite.ice, codecs: invite.codecs)
         var random = SystemRandomNumberGenerator()
         let callSid = "CA" + Self.hex(&random, bytes: 16)
-        let (ufrag, ice) = try openMedia(remoteUfrag: invite.ice.ufrag, application: application)
+        let (ufrag, ice) = try openMedia(remoteUfrag: invite.ice.ufrag, application: application, recording: recording)
         await send(.ringing(callSid: callSid))
         await send(.answer(.init(
             callSid: callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: application.rawValue)))
@@ -59,8 +64,9 @@ extension SignalingSession {
         return (callSid, ufrag)
     }
 
-    /// The record-playback flow: wait for the caller's audio, record it, play it back, pause.
-    func recordAndPlayBack(ufrag: String) async -> (reason: String, code: PreflightError.Code?) {
+    /// The record-playback flow: wait for the caller's audio, record it for `recording` (the
+    /// edge's `recordingDuration` when `nil`), play it back, pause.
+    func recordAndPlayBack(ufrag: String, recording: Duration? = nil) async -> (reason: String, code: PreflightError.Code?) {
         let configuration = edge.configuration
         let media = edge.media
         let clock = ContinuousClock()
@@ -73,8 +79,10 @@ extension SignalingSession {
                 return ("no audio to record within \(configuration.recordingStartTimeout)", .connectionError)
             }
         }
-        let recordUntil = (firstMedia ?? media.now) + configuration.recordingDuration.inSeconds
-        while media.now < recordUntil, (media.statistics(localUfrag: ufrag)?.recordedFrames ?? 0) < configuration.media.maximumRecordingFrames {
+        let duration = recording ?? configuration.recordingDuration
+        let frames = Int((duration / .milliseconds(20)).rounded(.up))
+        let recordUntil = (firstMedia ?? media.now) + duration.inSeconds
+        while media.now < recordUntil, (media.statistics(localUfrag: ufrag)?.recordedFrames ?? 0) < min(frames, configuration.media.maximumRecordingFrames) {
             guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return ("cancelled", nil) }
         }
         let played = await media.playRecording(localUfrag: ufrag)

@@ -60,6 +60,15 @@ extension MediaSession {
             }
             for report in reports { handler(report) }
         }
+        if header.payloadType == MuLaw.payloadType, let audioReceived {
+            // Late and repeated packets are not played: they would be heard out of place.
+            let fresh = state.withLock { state -> Bool in
+                if let last = state.lastPlayed, Int16(bitPattern: header.sequenceNumber &- last) <= 0 { return false }
+                state.lastPlayed = header.sequenceNumber
+                return true
+            }
+            if fresh { audioReceived(payload.map(MuLaw.decode)) }
+        }
         state.withLock { state in
             if let echo {
                 let roundTrip = Double(arrivalMicroseconds) - Double(echo.clientSendMicroseconds) - Double(echo.holdMicroseconds)

@@ -17,6 +17,7 @@ public final class MediaSession: Sendable {
     public let wallClockOrigin: Double
     let transmit: @Sendable ([UInt8]) -> Bool
     let telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)?
+    let audioReceived: (@Sendable ([Int16]) -> Void)?
     let state: Mutex<State>
 
     struct State: Sendable {
@@ -29,6 +30,8 @@ public final class MediaSession: Sendable {
         var undecryptable = 0
         /// RFC 4733 telephone events received (payload type 101).
         var dtmf = DTMFReceiver()
+        /// The newest sequence number whose audio went to `audioReceived`.
+        var lastPlayed: UInt16?
     }
 
     struct Protection: Sendable {
@@ -45,15 +48,20 @@ public final class MediaSession: Sendable {
     ///     (the packet is dropped and not counted as sent).
     ///   - telephoneEvents: receives each RFC 4733 event (DTMF digit) the remote side sends, once
     ///     as it starts and once as it ends; `nil` to ignore them.
+    ///   - audioReceived: receives each PCMU packet's audio, decoded to 8 kHz linear PCM, in
+    ///     arrival order (duplicates and packets from before the newest are left out); `nil` to
+    ///     only measure it.
     public init(
         configuration: MediaSessionConfiguration, origin: ContinuousClock.Instant, wallClockOrigin: Double,
-        transmit: @escaping @Sendable ([UInt8]) -> Bool, telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)? = nil
+        transmit: @escaping @Sendable ([UInt8]) -> Bool, telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)? = nil,
+        audioReceived: (@Sendable ([Int16]) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.origin = origin
         self.wallClockOrigin = wallClockOrigin
         self.transmit = transmit
         self.telephoneEvents = telephoneEvents
+        self.audioReceived = audioReceived
         var meter = CallMeter()
         meter.countsReorderedAsLost = configuration.countsReorderedAsLost
         state = Mutex(State(meter: meter))
