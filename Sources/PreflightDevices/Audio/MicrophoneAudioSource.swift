@@ -23,6 +23,9 @@ public final class MicrophoneAudioSource: AudioFrameSource {
         var waiting: [Int16] = []
         var heard: [Int16] = []
         var started: ContinuousClock.Instant?
+        var sent: [Int16] = []
+        var firstSent: ContinuousClock.Instant?
+        var primed = false
         var underruns = 0
         var failure: PreflightError?
     }
@@ -76,15 +79,22 @@ public final class MicrophoneAudioSource: AudioFrameSource {
         }
     }
 
-    /// The next 20 ms the microphone recorded, or silence while it is behind.
+    /// The next 20 ms the microphone recorded, or silence while it is behind (the first frame
+    /// waits until 60 ms have gathered, so that a device that delivers in bursts is not cut up).
     public func nextAudioFrame() -> [Int16]? {
         state.withLock { state in
-            guard state.waiting.count >= 160 else {
-                state.underruns += 1
-                return [Int16](repeating: 0, count: 160)
+            if !state.primed, state.waiting.count >= 480 { state.primed = true }
+            let frame: [Int16]
+            if state.primed, state.waiting.count >= 160 {
+                frame = Array(state.waiting.prefix(160))
+                state.waiting.removeFirst(160)
+            } else {
+                if state.primed { state.underruns += 1 }
+                frame = [Int16](repeating: 0, count: 160)
             }
-            defer { state.waiting.removeFirst(160) }
-            return Array(state.waiting.prefix(160))
+            if state.firstSent == nil { state.firstSent = .now }
+            if state.sent.count < Self.keptSeconds * 8000 { state.sent += frame }
+            return frame
         }
     }
 
@@ -94,7 +104,12 @@ public final class MicrophoneAudioSource: AudioFrameSource {
     /// What the microphone heard so far, 8 kHz mono, and when its first sample was recorded.
     public var heard: (samples: [Int16], start: ContinuousClock.Instant?) { state.withLock { ($0.heard, $0.started) } }
 
-    /// Frames sent as silence because the microphone had not delivered them yet.
+    /// What was handed to the media session so far (the microphone's audio with silence where it
+    /// was behind), 8 kHz mono, and when the first frame was: what the far end can send back.
+    public var sent: (samples: [Int16], start: ContinuousClock.Instant?) { state.withLock { ($0.sent, $0.firstSent) } }
+
+    /// Frames sent as silence because the microphone had not delivered them yet (after the first
+    /// 60 ms had gathered).
     public var underruns: Int { state.withLock { $0.underruns } }
 
     /// Why recording stopped, when it failed (the device went away).

@@ -100,20 +100,24 @@ public final class EchoTest: Sendable {
     static func result(
         interval: Int, microphone: MicrophoneAudioSource, speaker: SpeakerAudioSink, report: PreflightReport, stoppedEarly: Bool
     ) -> EchoTestResult {
-        let (sent, recordingStart) = microphone.heard
+        // What was sent (with any silence put in where the microphone was behind), not what the
+        // microphone heard: that is what the edge can have recorded.
+        let (sent, sendingStart) = microphone.sent
+        let heard = microphone.heard.samples
         let (played, firstReceived) = speaker.played
         let alignment = EchoAlignment(sent: sent, received: played)
         var delay: Double?
-        if let alignment, let recordingStart, let firstReceived {
-            // The sample at `offset` was recorded offset/8000 s after the first; it came back when
+        if let alignment, let sendingStart, let firstReceived {
+            // The sample at `offset` was sent offset/8000 s after the first; it came back when
             // the first packet of the playback arrived.
-            delay = (firstReceived - recordingStart).inSeconds - Double(alignment.offset) / 8000
+            delay = (firstReceived - sendingStart).inSeconds - Double(alignment.offset) / 8000
         }
         return EchoTestResult(
             interval: interval, inputDevice: microphone.device, outputDevice: speaker.device,
-            recordedSeconds: Double(sent.count) / 8000, playedBackSeconds: Double(played.count) / 8000, delay: delay,
+            recordedSeconds: Double(heard.count) / 8000, playedBackSeconds: Double(played.count) / 8000, delay: delay,
             correlation: alignment?.correlation,
             heardBack: (alignment?.correlation ?? 0) >= 0.5 && (alignment?.compared ?? 0) >= 4000,
-            microphoneHeardSound: AudioLevel.decibels(of: sent) > -60, stoppedEarly: stoppedEarly, report: report)
+            microphoneHeardSound: AudioLevel.decibels(of: heard) > -60, microphoneUnderruns: microphone.underruns,
+            stoppedEarly: stoppedEarly, report: report)
     }
 }

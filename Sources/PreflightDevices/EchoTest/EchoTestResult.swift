@@ -21,6 +21,9 @@ public struct EchoTestResult: Sendable, Codable {
     public var heardBack: Bool
     /// Whether the microphone heard anything: its level above −60 dBFS.
     public var microphoneHeardSound: Bool
+    /// 20 ms frames sent as silence because the microphone was behind (a device that delivers
+    /// late or in bursts); what came back is compared with what was sent, silence included.
+    public var microphoneUnderruns: Int
     /// Whether ``EchoTest/stopEchoTest()`` ended the test early.
     public var stoppedEarly: Bool
     /// The test call's report (RTT, jitter, loss, MOS, ICE), or its partial report.
@@ -29,7 +32,8 @@ public struct EchoTestResult: Sendable, Codable {
     /// Creates a result.
     public init(
         interval: Int, inputDevice: String, outputDevice: String, recordedSeconds: Double, playedBackSeconds: Double,
-        delay: Double?, correlation: Double?, heardBack: Bool, microphoneHeardSound: Bool, stoppedEarly: Bool, report: PreflightReport
+        delay: Double?, correlation: Double?, heardBack: Bool, microphoneHeardSound: Bool, microphoneUnderruns: Int,
+        stoppedEarly: Bool, report: PreflightReport
     ) {
         self.interval = interval
         self.inputDevice = inputDevice
@@ -40,6 +44,7 @@ public struct EchoTestResult: Sendable, Codable {
         self.correlation = correlation
         self.heardBack = heardBack
         self.microphoneHeardSound = microphoneHeardSound
+        self.microphoneUnderruns = microphoneUnderruns
         self.stoppedEarly = stoppedEarly
         self.report = report
     }

@@ -47,3 +47,56 @@ import Testing
         #expect(AudioLevel.decibels(of: [Int16.min, Int16.min]) == 0)
     }
 }
+
+@Suite struct EchoAlignmentTests {
+    static let signal = TestSignal(sampleRate: 8000, amplitude: 16000)
+
+    /// A copy of 2 s from 1.5 s in, after 0.7 s of silence, is found where it came from.
+    @Test func findsACopyThatStartsWithSilence() throws {
+        let sent = (0..<(6 * 8000)).map { Self.signal.sample(at: $0) }
+        let received = [Int16](repeating: 0, count: 5600) + Array(sent[12_000..<28_000])
+        let alignment = try #require(EchoAlignment(sent: sent, received: received))
+        #expect(alignment.offset == 12_000 - 5600)
+        #expect(alignment.correlation > 0.999)
+    }
+
+    /// Through μ-law and at half the level it is still the same audio; unrelated audio is not.
+    @Test func survivesTheCodecButNotAnotherSignal() throws {
+        let sent = (0..<(5 * 8000)).map { Self.signal.sample(at: $0) }
+        let coded = sent[8000..<32_000].map { MuLaw.decode(MuLaw.encode($0 / 2)) }
+        let alignment = try #require(EchoAlignment(sent: sent, received: Array(coded)))
+        #expect(alignment.offset == 8000 && alignment.correlation > 0.99)
+        let other = TestSignal(sampleRate: 8000, amplitude: 16000)
+        let unrelated = (0..<(3 * 8000)).map { other.sample(at: $0 + 1_000_003) }
+        let none = try #require(EchoAlignment(sent: sent, received: unrelated))
+        #expect(none.correlation < 0.5)
+    }
+
+    @Test func silenceOrTooLittleHasNoAlignment() {
+        let sent = (0..<16_000).map { Self.signal.sample(at: $0) }
+        #expect(EchoAlignment(sent: sent, received: [Int16](repeating: 0, count: 8000)) == nil)
+        #expect(EchoAlignment(sent: sent, received: Array(sent.prefix(500))) == nil)
+        #expect(EchoAlignment(sent: Array(sent.prefix(1000)), received: sent) == nil)
+    }
+}
+
+@Suite struct AudioResamplerTests {
+    @Test(arguments: [(48_000, 8000), (44_100, 8000), (8000, 48_000), (16_000, 8000)] as [(Int, Int)])
+    func aToneKeepsItsFrequencyAndLevel(from: Int, to: Int) throws {
+        let tone = WAVFileTests.sine(frequency: 440, rate: from, count: from, amplitude: 0.5)
+        let converted = AudioResampler.resample(tone, from: from, to: to)
+        #expect(abs(converted.count - to) <= 1)
+        let estimate = try #require(ToneEstimate(samples: converted, sampleRate: to))
+        #expect(abs(estimate.frequency - 440) < 0.5)
+        #expect(abs(estimate.amplitude - 0.5) < 0.03)
+    }
+
+    /// A 6 kHz tone cannot be carried at 8 kHz: the moving average takes it down by about 10 dB
+    /// (a 6-sample boxcar's response at 6 kHz of 48 kHz is 0.31) instead of letting it fold back
+    /// to 2 kHz at full level.
+    @Test func whatTheLowerRateCannotCarryIsAttenuated() {
+        let tone = WAVFileTests.sine(frequency: 6000, rate: 48_000, count: 48_000, amplitude: 0.5)
+        let converted = AudioResampler.resample(tone, from: 48_000, to: 8000)
+        #expect(AudioLevel.rms(of: converted) < 0.5 / 2.0.squareRoot() * 0.35)
+    }
+}
