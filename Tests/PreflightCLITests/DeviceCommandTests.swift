@@ -124,3 +124,32 @@ import Testing
         #expect(listing.audio.isEmpty && listing.audioError?.code == 70405)
     }
 }
+
+/// `preflight echo-test` on a local edge and a headless PulseAudio server.
+@Suite struct EchoTestCommandTests {
+    @Test func theIntervalIsCheckedBeforeAnyDeviceOpens() async throws {
+        let command = try #require(try PreflightCommand.parseAsRoot(["echo-test", "--interval", "1", "--audio-server", "unix:/nonexistent"]) as? EchoTestCommand)
+        let outcome = await command.execute(progress: { _ in })
+        if case .failure(let error) = outcome { #expect(error.code == .invalidArgument) } else { Issue.record("interval 1 ran") }
+        #expect(ValidationRuleTests.rejection(["echo-test", "--token", "a.b.c"]) == "--edge-url and --token go together")
+    }
+
+    @Test(.enabled(
+        if: ExternalTool.canRun(needing: "pulseaudio") && (ExternalTool.isCI || PulseAudioSystem.isBuilt),
+        "needs pulseaudio and a build with libpulse-dev"))
+    func aSilentMicrophoneIsNotHeardBack() async throws {
+        let server = try await PulseAudioServer.start()
+        defer { server.stop() }
+        let command = try #require(
+            try PreflightCommand.parseAsRoot([
+                "echo-test", "--interval", "2", "--input", PulseAudioServer.silentSource, "--output", PulseAudioServer.sink,
+                "--audio-server", server.address, "--json",
+            ]) as? EchoTestCommand)
+        let text = try await command.execute(progress: { _ in }).get()
+        let result = try JSONDecoder().decode(EchoTestResult.self, from: Data(text.utf8))
+        #expect(!result.microphoneHeardSound && !result.heardBack)
+        #expect(result.interval == 2 && abs(result.playedBackSeconds - 2) < 0.3)
+        #expect(result.report.application == "record-playback")
+        #expect(EchoTestCommand.summary(result).contains("silent: the microphone heard nothing"))
+    }
+}

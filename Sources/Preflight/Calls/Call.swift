@@ -94,8 +94,9 @@ public final class Call: Sendable {
     }
 
     private func updateSilence() {
-        let silent = storage.withLock { $0.machine.isMuted || $0.machine.isOnHold }
-        audio.silent.store(silent, ordering: .relaxed)
+        let (muted, held) = storage.withLock { ($0.machine.isMuted, $0.machine.isOnHold) }
+        audio.silent.store(muted || held, ordering: .relaxed)
+        audio.held.store(held, ordering: .relaxed)
     }
 
     /// Posts the user's feedback on this call to the edge, as the Insights event `feedback`

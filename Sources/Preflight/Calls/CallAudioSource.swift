@@ -2,7 +2,7 @@ internal import PreflightCore
 internal import PreflightNIO
 import Synchronization
 
-/// A call's audio: the test tone in G.711 μ-law, 20 ms a packet, or silent frames (μ-law 0xFF,
+/// A call's audio: the test tone (or the app's audio) in G.711 μ-law, 20 ms a packet, or silent frames (μ-law 0xFF,
 /// level 0) while the call is muted or on hold, as the reference's media engine does; and the
 /// digits of ``Call/sendDigits(_:)`` as RFC 4733 telephone events in the same RTP stream, in
 /// place of the audio frames while an event plays (RFC 4733 §2.5.1.1). The switch is shared with
@@ -11,12 +11,16 @@ struct CallAudioSource: MediaSource {
     /// Whether silent frames are sent now, and the digit strings waiting to be played.
     final class Switch: Sendable {
         let silent = Atomic(false)
+        /// On hold: the far party's audio is not played.
+        let held = Atomic(false)
         let digits = Mutex<[String]>([])
     }
 
     var payloadType: UInt8 { MuLaw.payloadType }
     let switchboard: Switch
     var tone = AudioTestSource()
+    /// The app's audio in place of the tone (``CallOptions/audioInput`` with `fakeMicInput` false).
+    var input: ExternalAudioMediaSource?
     /// Frames produced so far: the source's clock (20 ms a frame) and RTP timestamp (160 a frame).
     var frameIndex = 0
     var sender: DTMFSender?
@@ -25,7 +29,14 @@ struct CallAudioSource: MediaSource {
     static let silence = [UInt8](repeating: 0xFF, count: 160)
 
     mutating func nextFrame() -> MediaFrame? {
-        guard let frame = tone.nextFrame() else { return nil }
+        let next: MediaFrame?
+        if var input {
+            next = input.nextFrame()
+            self.input = input
+        } else {
+            next = tone.nextFrame()
+        }
+        guard let frame = next else { return nil }
         defer { frameIndex += 1 }
         let now = Double(frameIndex) * 0.02
         let timestamp = UInt32(truncatingIfNeeded: frameIndex &* 160)

@@ -31,6 +31,15 @@ public struct CallOptions: Sendable {
     /// Receives the call's user-defined messages and what became of those it sent; `nil` by default.
     public var messageDelegate: (any CallMessageDelegate)?
 
+    /// Whether the call sends Preflight's synthetic test signal (Twilio's `fakeMicInput`); `true`
+    /// by default. `false` sends ``audioInput`` (a microphone from PreflightDevices, a WAV file),
+    /// and the call fails with `invalidArgument` (70005) when there is none.
+    public var fakeMicInput: Bool
+    /// The audio to send when ``fakeMicInput`` is `false`; `nil` by default.
+    public var audioInput: (any AudioFrameSource)?
+    /// Where the far party's audio goes to be heard (not while on hold); `nil` by default.
+    public var audioOutput: (any AudioFrameSink)?
+
     /// Creates options; see each property for its default.
     public init(
         preferredAudioCodecs: [String] = ["PCMU"],
@@ -42,8 +51,14 @@ public struct CallOptions: Sendable {
         consentTimeout: Duration = .seconds(30),
         turnTrustedCertificatesFile: String? = nil,
         messageDelegate: (any CallMessageDelegate)? = nil,
-        encryptsMedia: Bool = true
+        encryptsMedia: Bool = true,
+        fakeMicInput: Bool = true,
+        audioInput: (any AudioFrameSource)? = nil,
+        audioOutput: (any AudioFrameSink)? = nil
     ) {
+        self.fakeMicInput = fakeMicInput
+        self.audioInput = audioInput
+        self.audioOutput = audioOutput
         self.encryptsMedia = encryptsMedia
         self.messageDelegate = messageDelegate
         self.preferredAudioCodecs = preferredAudioCodecs

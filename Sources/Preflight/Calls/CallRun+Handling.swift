@@ -203,7 +203,8 @@ extension CallRun {
         mediaStarted = true
         media.sendReport(at: .now)
         let media = media
-        let source = CallAudioSource(switchboard: audio)
+        var source = CallAudioSource(switchboard: audio)
+        if !options.fakeMicInput, let input = options.audioInput { source.input = ExternalAudioMediaSource(input: input) }
         group.addTask { await media.send(source) }
         group.post(.sampleTick, to: inputs, every: .seconds(1))
     }

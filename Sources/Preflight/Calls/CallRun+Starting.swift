@@ -16,7 +16,7 @@ extension CallRun {
         do {
             (ice, media) = try await makeMedia(
                 options: options.callOptions, edgeURL: options.edgeURL, startTime: startTime, origin: origin,
-                logger: call.logger, inputs: inputs)
+                logger: call.logger, audio: call.audio, inputs: inputs)
         } catch {
             call.apply(.failed(error))
             inputs.finish()
@@ -68,7 +68,7 @@ extension CallRun {
         do {
             (ice, media) = try await makeMedia(
                 options: options.callOptions, edgeURL: registration.signaling.configuration.url, startTime: startTime,
-                origin: origin, logger: call.logger, inputs: inputs)
+                origin: origin, logger: call.logger, audio: call.audio, inputs: inputs)
         } catch {
             call.apply(.failed(error))
             try? await registration.signaling.send(.reject(callSid: invite.callSid))

@@ -3,6 +3,7 @@ import Logging
 import PreflightModel
 internal import PreflightCore
 internal import PreflightNIO
+import Synchronization
 
 /// One call's run: an ``ICEAgentDriver`` connects its media to the edge, a ``MediaSession``
 /// sends its audio and measures what arrives, the signaling (its own ``SignalingClient`` for a
@@ -65,10 +66,21 @@ struct CallRun {
 
 extension CallRun {
     /// The ICE agent and media session of a call, bound to fresh sockets.
+    /// Fails with 70005 when `fakeMicInput` is false and there is no `audioInput`.
     static func makeMedia(
         options: CallOptions, edgeURL: String, startTime: Int64, origin: ContinuousClock.Instant, logger: Logger,
-        inputs: AsyncStream<Input>.Continuation
+        audio: CallAudioSource.Switch, inputs: AsyncStream<Input>.Continuation
     ) async throws(PreflightError) -> (ICEAgentDriver, MediaSession) {
+        if !options.fakeMicInput, options.audioInput == nil {
+            throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
+        }
+        let audioReceived: (@Sendable ([Int16]) -> Void)?
+        if let output = options.audioOutput {
+            // On hold the far party's audio is not played ("the remote's playback disabled").
+            audioReceived = { samples in if !audio.held.load(ordering: .relaxed) { output.play(samples) } }
+        } else {
+            audioReceived = nil
+        }
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(
                 agent: ICEAgent.Configuration(
@@ -83,7 +95,7 @@ extension CallRun {
             origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) },
             telephoneEvents: { report in
                 if case .started = report, let digit = report.character { inputs.yield(.digit(digit)) }
-            })
+            }, audioReceived: audioReceived)
         return (ice, media)
     }
 
