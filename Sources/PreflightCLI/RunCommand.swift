@@ -89,6 +89,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("app"), help: .hidden)
     var applicationOldSpelling: TestApplication?
 
+    /// Real audio instead of the test signal.
+    @OptionGroup(title: "Audio (instead of the test signal)")
+    public var audioOptions: TestAudioOptions
+
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
@@ -177,6 +181,13 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     private func test(
         edgeURL: String, token: String, iceServers: [ICEServer], live: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
     ) async -> Outcome {
+        let audio: TestAudioOptions.Opened
+        do {
+            audio = try await audioOptions.open()
+        } catch {
+            return Outcome(report: PreflightReport(), error: error)
+        }
+        defer { audio.close() }
         var options = PreflightOptions(
             accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: [codec], duration: .seconds(duration),
             signalingTimeout: .seconds(signalingTimeout), iceTimeout: .milliseconds(Int64(iceTimeout * 1000)),
@@ -186,6 +197,9 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile,
             edgeTrustedCertificatesFile: edgeCAFile)
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
+        options.fakeMicInput = audio.input == nil
+        options.audioInput = audio.input
+        options.audioOutput = audio.output
         let test = PreflightTest.run(options: options)
         var warnings: Set<QualityWarning> = []
         var seconds = 0
