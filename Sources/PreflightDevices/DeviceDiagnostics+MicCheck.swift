@@ -46,12 +46,15 @@ extension DeviceDiagnostics {
             return
         }
         Task {
-            defer { end(.mic) }
+            let result: Result<MicCheckResult, PreflightError>
             do throws(PreflightError) {
-                completion(.success(try await performMicCheck(timeInMillis: timeInMillis, device: device, stop: stop, onLevelChange: onLevelChange)))
+                result = .success(try await performMicCheck(timeInMillis: timeInMillis, device: device, stop: stop, onLevelChange: onLevelChange))
             } catch {
-                completion(.failure(error))
+                result = .failure(error)
             }
+            // Over before the caller hears of it: a check started from the completion may run.
+            end(.mic)
+            completion(result)
         }
     }
 

@@ -35,12 +35,15 @@ extension DeviceDiagnostics {
             return
         }
         Task {
-            defer { end(.speaker) }
+            let result: Result<SpeakerCheckResult, PreflightError>
             do throws(PreflightError) {
-                completion(.success(try await performSpeakerCheck(file: file, device: device, stop: stop)))
+                result = .success(try await performSpeakerCheck(file: file, device: device, stop: stop))
             } catch {
-                completion(.failure(error))
+                result = .failure(error)
             }
+            // Over before the caller hears of it: a check started from the completion may run.
+            end(.speaker)
+            completion(result)
         }
     }
 

@@ -12,12 +12,16 @@ public struct EchoAlignment: Sendable, Hashable {
     public var correlation: Double
     /// How many samples were compared.
     public var compared: Int
+    /// The correlation of the two 10 ms RMS envelopes at the best offset: whether the loudness
+    /// rises and falls alike, which a gap or a fraction of a sample's shift hardly changes.
+    public var envelopeCorrelation: Double
 
     /// Creates an alignment from its values.
-    public init(offset: Int, correlation: Double, compared: Int) {
+    public init(offset: Int, correlation: Double, compared: Int, envelopeCorrelation: Double = 0) {
         self.offset = offset
         self.correlation = correlation
         self.compared = compared
+        self.envelopeCorrelation = envelopeCorrelation
     }
 
     /// Aligns `received` within `sent` (both mono at `sampleRate`) by the loudest `window`
@@ -62,7 +66,7 @@ public struct EchoAlignment: Sendable, Hashable {
         }
         guard let best, best.r.isFinite else { return nil }
         // Where received[0] sits in sent (negative when the playback began before the recording).
-        self.init(offset: best.offset - first, correlation: best.r, compared: reference.count)
+        self.init(offset: best.offset - first, correlation: best.r, compared: reference.count, envelopeCorrelation: bestScore)
     }
 
     /// RMS per `bin` samples.

@@ -39,24 +39,13 @@ public final class MicrophoneAudioSource: AudioFrameSource {
     /// - Throws: ``PreflightError`` with a device code (70401–70406).
     public static func open(device: String? = nil, audioSystem: (any AudioSystem)? = nil) async throws(PreflightError) -> MicrophoneAudioSource {
         let system = audioSystem ?? DeviceDiagnosticsConfiguration.platformAudioSystem
-        let opened = await withCheckedContinuation { (continuation: CheckedContinuation<Result<MicrophoneAudioSource, PreflightError>, Never>) in
-            let thread = Thread {
-                let stop = StopSignal()
-                let input: any AudioInputStream
-                do throws(PreflightError) {
-                    input = try system.openInput(device: device, format: AudioFormat(sampleRate: 8000, channels: 1), stop: stop)
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                    return
-                }
-                let source = MicrophoneAudioSource(device: input.deviceID)
-                continuation.resume(returning: .success(source))
-                source.record(from: input)
-            }
-            thread.name = "preflight.microphone"
-            thread.start()
-        }
-        return try opened.get()
+        return try await DeviceThread.start(
+            "preflight.microphone",
+            open: { () throws(PreflightError) in
+                try system.openInput(device: device, format: AudioFormat(sampleRate: 8000, channels: 1), stop: StopSignal())
+            },
+            make: { MicrophoneAudioSource(device: $0.deviceID) },
+            run: { source, input in source.record(from: input) })
     }
 
     /// The recording loop, on the microphone's thread, until ``stop()`` or a failure.

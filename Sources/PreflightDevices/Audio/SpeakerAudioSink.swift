@@ -33,23 +33,13 @@ public final class SpeakerAudioSink: AudioFrameSink {
     /// - Throws: ``PreflightError`` with a device code (70401–70406).
     public static func open(device: String? = nil, audioSystem: (any AudioSystem)? = nil) async throws(PreflightError) -> SpeakerAudioSink {
         let system = audioSystem ?? DeviceDiagnosticsConfiguration.platformAudioSystem
-        let opened = await withCheckedContinuation { (continuation: CheckedContinuation<Result<SpeakerAudioSink, PreflightError>, Never>) in
-            let thread = Thread {
-                let output: any AudioOutputStream
-                do throws(PreflightError) {
-                    output = try system.openOutput(device: device, format: AudioFormat(sampleRate: 8000, channels: 1), stop: StopSignal())
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                    return
-                }
-                let sink = SpeakerAudioSink(device: output.deviceID)
-                continuation.resume(returning: .success(sink))
-                sink.playLoop(to: output)
-            }
-            thread.name = "preflight.speaker"
-            thread.start()
-        }
-        return try opened.get()
+        return try await DeviceThread.start(
+            "preflight.speaker",
+            open: { () throws(PreflightError) in
+                try system.openOutput(device: device, format: AudioFormat(sampleRate: 8000, channels: 1), stop: StopSignal())
+            },
+            make: { SpeakerAudioSink(device: $0.deviceID) },
+            run: { sink, output in sink.playLoop(to: output) })
     }
 
     /// Queues a packet's audio.

@@ -19,6 +19,25 @@ extension PulseAudioConnection {
         var server: ServerInformation?
         var done = false
         var failed = false
+
+        /// One callback of a sink or source listing: a device, or (`eol` not 0) the end.
+        static func add(
+            _ userdata: UnsafeMutableRawPointer?, eol: Int32, name: UnsafePointer<CChar>?, description: UnsafePointer<CChar>?,
+            kind: AudioDeviceKind, monitorOf: UnsafePointer<CChar>?, spec: pa_sample_spec?
+        ) {
+            guard let userdata else { return }
+            let collector = Unmanaged<Collector>.fromOpaque(userdata).takeUnretainedValue()
+            if eol != 0 {
+                collector.done = true
+                collector.failed = eol < 0
+                return
+            }
+            guard let id = PulseAudioConnection.text(name), let spec else { return }
+            collector.devices.append(
+                AudioDevice(
+                    id: id, name: PulseAudioConnection.text(description) ?? id, kind: kind,
+                    monitorOf: PulseAudioConnection.text(monitorOf), sampleRate: Int(spec.rate), channels: Int(spec.channels)))
+        }
     }
 
     func serverInformation() throws(PreflightError) -> ServerInformation {
@@ -52,37 +71,18 @@ extension PulseAudioConnection {
             pa_context_get_sink_info_list(
                 context,
                 { _, info, eol, userdata in
-                    guard let userdata else { return }
-                    let collector = Unmanaged<PulseAudioConnection.Collector>.fromOpaque(userdata).takeUnretainedValue()
-                    if eol != 0 {
-                        collector.done = true
-                        collector.failed = eol < 0
-                        return
-                    }
-                    guard let info, let id = PulseAudioConnection.text(info.pointee.name) else { return }
-                    collector.devices.append(
-                        AudioDevice(
-                            id: id, name: PulseAudioConnection.text(info.pointee.description) ?? id, kind: .output,
-                            sampleRate: Int(info.pointee.sample_spec.rate), channels: Int(info.pointee.sample_spec.channels)))
+                    PulseAudioConnection.Collector.add(
+                        userdata, eol: eol, name: info?.pointee.name, description: info?.pointee.description, kind: .output,
+                        monitorOf: nil, spec: info?.pointee.sample_spec)
                 }, Unmanaged.passUnretained(sinks).toOpaque()), sinks, "the list of outputs")
         let sources = Collector()
         try run(
             pa_context_get_source_info_list(
                 context,
                 { _, info, eol, userdata in
-                    guard let userdata else { return }
-                    let collector = Unmanaged<PulseAudioConnection.Collector>.fromOpaque(userdata).takeUnretainedValue()
-                    if eol != 0 {
-                        collector.done = true
-                        collector.failed = eol < 0
-                        return
-                    }
-                    guard let info, let id = PulseAudioConnection.text(info.pointee.name) else { return }
-                    collector.devices.append(
-                        AudioDevice(
-                            id: id, name: PulseAudioConnection.text(info.pointee.description) ?? id, kind: .input,
-                            monitorOf: PulseAudioConnection.text(info.pointee.monitor_of_sink_name),
-                            sampleRate: Int(info.pointee.sample_spec.rate), channels: Int(info.pointee.sample_spec.channels)))
+                    PulseAudioConnection.Collector.add(
+                        userdata, eol: eol, name: info?.pointee.name, description: info?.pointee.description, kind: .input,
+                        monitorOf: info?.pointee.monitor_of_sink_name, spec: info?.pointee.sample_spec)
                 }, Unmanaged.passUnretained(sources).toOpaque()), sources, "the list of inputs")
         return (sinks.devices + sources.devices).map { device in
             var device = device

@@ -10,23 +10,15 @@ final class PulseAudioInput: AudioInputStream {
     let deviceID: String
 
     init(connection: PulseAudioConnection, device: String?, format: AudioFormat, stop: StopSignal) throws(PreflightError) {
-        let stream = try PulseAudioStream(connection: connection, name: "Preflight microphone", format: format)
-        self.stream = stream
         // Fragments of 20 ms: the server hands over audio at least that often.
-        var attributes = pa_buffer_attr(
-            maxlength: bufferDefault, tlength: bufferDefault, prebuf: bufferDefault, minreq: bufferDefault,
-            fragsize: stream.bytes(milliseconds: 20))
-        let what = "recording from \(device ?? "the default input")"
-        guard pa_stream_connect_record(stream.stream, device, &attributes, streamFlags) >= 0 else {
-            let error = connection.error(what)
-            stream.close()
-            throw error
-        }
-        do {
-            try stream.waitUntilReady(what, stop: stop)
-        } catch {
-            stream.close()
-            throw error
+        stream = try PulseAudioStream.open(
+            connection: connection, name: "Preflight microphone", format: format,
+            what: "recording from \(device ?? "the default input")", stop: stop
+        ) { stream in
+            var attributes = pa_buffer_attr(
+                maxlength: bufferDefault, tlength: bufferDefault, prebuf: bufferDefault, minreq: bufferDefault,
+                fragsize: stream.bytes(milliseconds: 20))
+            return pa_stream_connect_record(stream.stream, device, &attributes, streamFlags)
         }
         deviceID = stream.deviceName
     }

@@ -8,23 +8,15 @@ final class PulseAudioOutput: AudioOutputStream {
     let deviceID: String
 
     init(connection: PulseAudioConnection, device: String?, format: AudioFormat, stop: StopSignal) throws(PreflightError) {
-        let stream = try PulseAudioStream(connection: connection, name: "Preflight speaker", format: format)
-        self.stream = stream
         // 100 ms in the server's buffer: enough against scheduling hiccups, little to wait for.
-        var attributes = pa_buffer_attr(
-            maxlength: bufferDefault, tlength: stream.bytes(milliseconds: 100), prebuf: bufferDefault,
-            minreq: bufferDefault, fragsize: bufferDefault)
-        let what = "playing to \(device ?? "the default output")"
-        guard pa_stream_connect_playback(stream.stream, device, &attributes, streamFlags, nil, nil) >= 0 else {
-            let error = connection.error(what)
-            stream.close()
-            throw error
-        }
-        do {
-            try stream.waitUntilReady(what, stop: stop)
-        } catch {
-            stream.close()
-            throw error
+        stream = try PulseAudioStream.open(
+            connection: connection, name: "Preflight speaker", format: format, what: "playing to \(device ?? "the default output")",
+            stop: stop
+        ) { stream in
+            var attributes = pa_buffer_attr(
+                maxlength: bufferDefault, tlength: stream.bytes(milliseconds: 100), prebuf: bufferDefault,
+                minreq: bufferDefault, fragsize: bufferDefault)
+            return pa_stream_connect_playback(stream.stream, device, &attributes, streamFlags, nil, nil)
         }
         deviceID = stream.deviceName
     }

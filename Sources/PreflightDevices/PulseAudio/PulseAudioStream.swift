@@ -24,6 +24,27 @@ struct PulseAudioStream {
         self.format = format
     }
 
+    /// Creates a stream, connects it with `connect` (record or playback) and waits until it is
+    /// ready; a failure names `what` and leaves nothing behind.
+    static func open(
+        connection: PulseAudioConnection, name: String, format: AudioFormat, what: String, stop: StopSignal,
+        connect: (PulseAudioStream) -> Int32
+    ) throws(PreflightError) -> PulseAudioStream {
+        let stream = try PulseAudioStream(connection: connection, name: name, format: format)
+        guard connect(stream) >= 0 else {
+            let error = connection.error(what)
+            stream.close()
+            throw error
+        }
+        do {
+            try stream.waitUntilReady(what, stop: stop)
+        } catch {
+            stream.close()
+            throw error
+        }
+        return stream
+    }
+
     /// Bytes of `milliseconds` of audio.
     func bytes(milliseconds: Int) -> UInt32 {
         UInt32(clamping: format.sampleRate * format.bytesPerFrame * milliseconds / 1000)

@@ -70,6 +70,7 @@ import Testing
         let unrelated = (0..<(3 * 8000)).map { other.sample(at: $0 + 1_000_003) }
         let none = try #require(EchoAlignment(sent: sent, received: unrelated))
         #expect(none.correlation < 0.5)
+        #expect(alignment.envelopeCorrelation > 0.99 && none.envelopeCorrelation < alignment.envelopeCorrelation)
     }
 
     @Test func silenceOrTooLittleHasNoAlignment() {
