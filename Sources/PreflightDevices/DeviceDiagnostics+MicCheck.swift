@@ -18,7 +18,7 @@ extension DeviceDiagnostics {
     public func micCheck(
         timeInMillis: Int = 10_000, device: String? = nil, onLevelChange: @escaping @Sendable (Double) -> Void = { _ in }
     ) async throws(PreflightError) -> MicCheckResult {
-        try Self.checkDuration(timeInMillis)
+        try Self.checkDuration(timeInMillis, format: configuration.recordingFormat)
         let stop = try begin(.mic)
         defer { end(.mic) }
         return try await performMicCheck(timeInMillis: timeInMillis, device: device, stop: stop, onLevelChange: onLevelChange)
@@ -39,7 +39,7 @@ extension DeviceDiagnostics {
         // Registered before this returns, so that a stopMicCheck() right after it is not lost.
         let stop: StopSignal
         do throws(PreflightError) {
-            try Self.checkDuration(timeInMillis)
+            try Self.checkDuration(timeInMillis, format: configuration.recordingFormat)
             stop = try begin(.mic)
         } catch {
             Task { completion(.failure(error)) }
@@ -64,7 +64,13 @@ extension DeviceDiagnostics {
         state.withLock { $0.micCheck?.stop() }
     }
 
-    static func checkDuration(_ timeInMillis: Int) throws(PreflightError) {
+    static func checkDuration(_ timeInMillis: Int, format: AudioFormat) throws(PreflightError) {
+        // The recording is held in memory: at most 60 s of 48 kHz stereo (11.5 MB).
+        guard (8000...48_000).contains(format.sampleRate), (1...2).contains(format.channels) else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "a microphone check records 8,000 to 48,000 Hz, 1 or 2 channels, not \(format.sampleRate) Hz × \(format.channels)")
+        }
         let range = DeviceDiagnosticsConfiguration.micCheckDurations
         guard range.contains(timeInMillis) else {
             throw PreflightError(

@@ -9,7 +9,8 @@ public struct DeviceDiagnosticsConfiguration: Sendable {
     /// The audio system the checks use; default ``PulseAudioSystem`` with libpulse's own choice of
     /// server on Linux, the platform's audio elsewhere.
     public var audioSystem: any AudioSystem
-    /// The format the microphone check records in; default 48 kHz mono.
+    /// The format the microphone check records in; default 48 kHz mono (8–48 kHz, 1 or 2
+    /// channels; others fail the check with 70005).
     public var recordingFormat: AudioFormat
     /// Where the microphone check writes its recording; default the temporary directory.
     public var recordingDirectory: URL

@@ -94,3 +94,29 @@ enum VideoFrameTestsFrames {
         return try VideoFrame(width: width, height: height, luma: luma, chromaBlue: chroma, chromaRed: chroma, timestamp: Double(n) / 30)
     }
 }
+
+/// Sizes and formats a caller may get wrong are coded errors, not traps or huge allocations.
+@Suite struct DeviceArgumentTests {
+    @Test(arguments: [(0, 480), (640, 0), (Int.max, Int.max), (8193, 8)] as [(Int, Int)])
+    func syntheticFramesOutOfRange(width: Int, height: Int) async {
+        let diagnostics = DeviceDiagnostics()
+        do {
+            _ = try await diagnostics.cameraCheck(source: SyntheticFrameSource(pattern: .moving, width: width, height: height, frameLimit: 1))
+            Issue.record("\(width)×\(height) made frames")
+        } catch {
+            #expect(error.code == .invalidArgument)
+        }
+    }
+
+    @Test(arguments: [AudioFormat(sampleRate: Int.max, channels: 1), AudioFormat(sampleRate: 48_000, channels: 32), AudioFormat(sampleRate: 0)])
+    func aMicCheckFormatOutOfRangeIs70005(_ format: AudioFormat) async {
+        let diagnostics = DeviceDiagnostics(
+            configuration: DeviceDiagnosticsConfiguration(audioSystem: UnavailableAudioSystem(reason: "none"), recordingFormat: format))
+        do {
+            _ = try await diagnostics.micCheck(timeInMillis: 1000)
+            Issue.record("\(format) recorded")
+        } catch {
+            #expect(error.code == .invalidArgument)
+        }
+    }
+}

@@ -41,6 +41,9 @@ public final class SyntheticFrameSource: FrameSource {
     }
 
     public func nextFrame(stop: StopSignal) throws(PreflightError) -> VideoFrame? {
+        guard (1...VideoFrame.maximumDimension).contains(requestedWidth), (1...VideoFrame.maximumDimension).contains(requestedHeight) else {
+            throw PreflightError(code: .invalidArgument, message: "synthetic frames of \(requestedWidth)×\(requestedHeight) are out of range")
+        }
         if let frameLimit, index >= frameLimit { return nil }
         let clock = ContinuousClock()
         let start = self.start ?? clock.now
