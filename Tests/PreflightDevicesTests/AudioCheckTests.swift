@@ -5,147 +5,149 @@ import PreflightTesting
 import Synchronization
 import Testing
 
-/// The microphone and speaker checks against a real PulseAudio server with null devices: a tone
-/// played into the speaker is what its monitor (the microphone here) hears, and what the speaker
-/// check plays is recorded back from the monitor by an outside program (parecord) and measured
-/// by another (sox).
-@Suite(.enabled(
-    if: ExternalTool.canRun(needing: "pulseaudio", "paplay", "parecord", "sox") && (ExternalTool.isCI || PulseAudioSystem.isBuilt),
-    "needs pulseaudio, pulseaudio-utils and sox, and a build with libpulse-dev (apt-get install libpulse-dev pulseaudio pulseaudio-utils sox)"))
-struct AudioCheckTests {
-    static func diagnostics(_ server: PulseAudioServer, directory: URL) -> DeviceDiagnostics {
-        DeviceDiagnostics(
-            configuration: DeviceDiagnosticsConfiguration(
-                audioSystem: PulseAudioSystem(server: server.address), recordingDirectory: directory))
-    }
+extension DeviceTests {
+    /// The microphone and speaker checks against a real PulseAudio server with null devices: a tone
+    /// played into the speaker is what its monitor (the microphone here) hears, and what the speaker
+    /// check plays is recorded back from the monitor by an outside program (parecord) and measured
+    /// by another (sox).
+    @Suite(.enabled(
+        if: ExternalTool.canRun(needing: "pulseaudio", "paplay", "parecord", "sox") && (ExternalTool.isCI || PulseAudioSystem.isBuilt),
+        "needs pulseaudio, pulseaudio-utils and sox, and a build with libpulse-dev (apt-get install libpulse-dev pulseaudio pulseaudio-utils sox)"))
+    struct AudioCheckTests {
+        static func diagnostics(_ server: PulseAudioServer, directory: URL) -> DeviceDiagnostics {
+            DeviceDiagnostics(
+                configuration: DeviceDiagnosticsConfiguration(
+                    audioSystem: PulseAudioSystem(server: server.address), recordingDirectory: directory))
+        }
 
-    @Test func listsTheServersDevicesWithTheirDefaults() async throws {
-        let server = try await PulseAudioServer.start()
-        defer { server.stop() }
-        let devices = try await Self.diagnostics(server, directory: FileManager.default.temporaryDirectory).audioDevices()
-        let speaker = try #require(devices.first { $0.id == PulseAudioServer.sink })
-        #expect(speaker.kind == .output)
-        #expect(speaker.isDefault)
-        let monitor = try #require(devices.first { $0.id == PulseAudioServer.monitor })
-        #expect(monitor.kind == .input)
-        #expect(monitor.monitorOf == PulseAudioServer.sink)
-        #expect(monitor.isDefault)
-        let silent = try #require(devices.first { $0.id == PulseAudioServer.silentSource })
-        #expect(silent.kind == .input && !silent.isDefault && silent.monitorOf == nil)
-        #expect(devices.allSatisfy { $0.sampleRate > 0 && $0.channels > 0 })
-        #expect(try PulseAudioSystem(server: server.address).serverName().hasPrefix("pulseaudio "))
-    }
+        @Test func listsTheServersDevicesWithTheirDefaults() async throws {
+            let server = try await PulseAudioServer.start()
+            defer { server.stop() }
+            let devices = try await Self.diagnostics(server, directory: FileManager.default.temporaryDirectory).audioDevices()
+            let speaker = try #require(devices.first { $0.id == PulseAudioServer.sink })
+            #expect(speaker.kind == .output)
+            #expect(speaker.isDefault)
+            let monitor = try #require(devices.first { $0.id == PulseAudioServer.monitor })
+            #expect(monitor.kind == .input)
+            #expect(monitor.monitorOf == PulseAudioServer.sink)
+            #expect(monitor.isDefault)
+            let silent = try #require(devices.first { $0.id == PulseAudioServer.silentSource })
+            #expect(silent.kind == .input && !silent.isDefault && silent.monitorOf == nil)
+            #expect(devices.allSatisfy { $0.sampleRate > 0 && $0.channels > 0 })
+            #expect(try PulseAudioSystem(server: server.address).serverName().hasPrefix("pulseaudio "))
+        }
 
-    /// A 1 kHz tone at half scale (−9.03 dBFS RMS) played into the speaker: the microphone check
-    /// on its monitor reports that level every second and records the tone, as sox measures it.
-    @Test func theMicCheckHearsAKnownTone() async throws {
-        let server = try await PulseAudioServer.start()
-        defer { server.stop() }
-        let directory = try AudioTools.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let tone = directory.appendingPathComponent("tone.wav")
-        try AudioTools.soxTone(tone, seconds: 6)
-        let player = try AudioTools.play(tone, device: PulseAudioServer.sink, server: server)
-        defer { AudioTools.finish(player) }
-        try await Task.sleep(for: .milliseconds(500))  // paplay connects and starts
-        let reported = Mutex<[Double]>([])
-        let result = try await Self.diagnostics(server, directory: directory).micCheck(
-            timeInMillis: 3000, device: PulseAudioServer.monitor
-        ) { level in reported.withLock { $0.append(level) } }
-        print("mic check: device \(result.device), \(result.duration) s, levels \(result.levels) dBFS, peak \(result.peakLevel) dBFS")
-        #expect(result.device == PulseAudioServer.monitor)
-        #expect(abs(result.duration - 3) < 0.001)
-        #expect(!result.stoppedEarly && !result.isSilent)
-        #expect(reported.withLock { $0 } == result.levels)
-        #expect(result.levels.count == 3)
-        let expected = 20 * log10(0.5 / 2.0.squareRoot())
-        for level in result.levels { #expect(abs(level - expected) < 1, "level \(level) dBFS, expected \(expected)") }
-        #expect(abs(result.peakLevel - 20 * log10(0.5)) < 1)
-        // The recording, read by our parser and measured by sox.
-        let recording = try AudioTools.samples(result.recordingURL)
-        #expect(recording.sampleRate == 48_000 && recording.channels == 1 && recording.frameCount == 144_000)
-        let estimate = try #require(ToneEstimate(samples: recording.samples, sampleRate: recording.sampleRate))
-        let sox = try AudioTools.soxStat(result.recordingURL)
-        print("mic check recording: ToneEstimate \(estimate.frequency) Hz, amplitude \(estimate.amplitude); sox \(sox)")
-        #expect(abs(estimate.frequency - 1000) < 1)
-        #expect(abs(estimate.amplitude - 0.5) < 0.05)
-        #expect(abs(sox.frequency - 1000) < 10)
-        #expect(abs(sox.maximumAmplitude - 0.5) < 0.05)
-    }
+        /// A 1 kHz tone at half scale (−9.03 dBFS RMS) played into the speaker: the microphone check
+        /// on its monitor reports that level every second and records the tone, as sox measures it.
+        @Test func theMicCheckHearsAKnownTone() async throws {
+            let server = try await PulseAudioServer.start()
+            defer { server.stop() }
+            let directory = try AudioTools.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let tone = directory.appendingPathComponent("tone.wav")
+            try AudioTools.soxTone(tone, seconds: 6)
+            let player = try AudioTools.play(tone, device: PulseAudioServer.sink, server: server)
+            defer { AudioTools.finish(player) }
+            try await Task.sleep(for: .milliseconds(500))  // paplay connects and starts
+            let reported = Mutex<[Double]>([])
+            let result = try await Self.diagnostics(server, directory: directory).micCheck(
+                timeInMillis: 3000, device: PulseAudioServer.monitor
+            ) { level in reported.withLock { $0.append(level) } }
+            print("mic check: device \(result.device), \(result.duration) s, levels \(result.levels) dBFS, peak \(result.peakLevel) dBFS")
+            #expect(result.device == PulseAudioServer.monitor)
+            #expect(abs(result.duration - 3) < 0.001)
+            #expect(!result.stoppedEarly && !result.isSilent)
+            #expect(reported.withLock { $0 } == result.levels)
+            #expect(result.levels.count == 3)
+            let expected = 20 * log10(0.5 / 2.0.squareRoot())
+            for level in result.levels { #expect(abs(level - expected) < 1, "level \(level) dBFS, expected \(expected)") }
+            #expect(abs(result.peakLevel - 20 * log10(0.5)) < 1)
+            // The recording, read by our parser and measured by sox.
+            let recording = try AudioTools.samples(result.recordingURL)
+            #expect(recording.sampleRate == 48_000 && recording.channels == 1 && recording.frameCount == 144_000)
+            let estimate = try #require(ToneEstimate(samples: recording.samples, sampleRate: recording.sampleRate))
+            let sox = try AudioTools.soxStat(result.recordingURL)
+            print("mic check recording: ToneEstimate \(estimate.frequency) Hz, amplitude \(estimate.amplitude); sox \(sox)")
+            #expect(abs(estimate.frequency - 1000) < 1)
+            #expect(abs(estimate.amplitude - 0.5) < 0.05)
+            #expect(abs(sox.frequency - 1000) < 10)
+            #expect(abs(sox.maximumAmplitude - 0.5) < 0.05)
+        }
 
-    @Test func aMicrophoneThatHearsNothingIsSilent() async throws {
-        let server = try await PulseAudioServer.start()
-        defer { server.stop() }
-        let directory = try AudioTools.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await Self.diagnostics(server, directory: directory).micCheck(
-            timeInMillis: 2000, device: PulseAudioServer.silentSource)
-        #expect(result.isSilent)
-        #expect(result.levels == [AudioLevel.silenceDecibels, AudioLevel.silenceDecibels])
-        #expect(result.averageLevel == AudioLevel.silenceDecibels)
-    }
+        @Test func aMicrophoneThatHearsNothingIsSilent() async throws {
+            let server = try await PulseAudioServer.start()
+            defer { server.stop() }
+            let directory = try AudioTools.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let result = try await Self.diagnostics(server, directory: directory).micCheck(
+                timeInMillis: 2000, device: PulseAudioServer.silentSource)
+            #expect(result.isSilent)
+            #expect(result.levels == [AudioLevel.silenceDecibels, AudioLevel.silenceDecibels])
+            #expect(result.averageLevel == AudioLevel.silenceDecibels)
+        }
 
-    /// The speaker check plays the microphone check's recording: the speaker's monitor, recorded
-    /// by parecord, carries the 1 kHz tone at its level.
-    @Test func theSpeakerCheckPlaysTheMicChecksRecording() async throws {
-        let server = try await PulseAudioServer.start()
-        defer { server.stop() }
-        let directory = try AudioTools.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let diagnostics = Self.diagnostics(server, directory: directory)
-        let tone = directory.appendingPathComponent("tone.wav")
-        try AudioTools.soxTone(tone, seconds: 5)
-        let player = try AudioTools.play(tone, device: PulseAudioServer.sink, server: server)
-        try await Task.sleep(for: .milliseconds(500))
-        let recorded = try await diagnostics.micCheck(timeInMillis: 2000, device: PulseAudioServer.monitor)
-        AudioTools.finish(player)
-        #expect(diagnostics.lastRecording == recorded.recordingURL)
+        /// The speaker check plays the microphone check's recording: the speaker's monitor, recorded
+        /// by parecord, carries the 1 kHz tone at its level.
+        @Test func theSpeakerCheckPlaysTheMicChecksRecording() async throws {
+            let server = try await PulseAudioServer.start()
+            defer { server.stop() }
+            let directory = try AudioTools.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let diagnostics = Self.diagnostics(server, directory: directory)
+            let tone = directory.appendingPathComponent("tone.wav")
+            try AudioTools.soxTone(tone, seconds: 5)
+            let player = try AudioTools.play(tone, device: PulseAudioServer.sink, server: server)
+            try await Task.sleep(for: .milliseconds(500))
+            let recorded = try await diagnostics.micCheck(timeInMillis: 2000, device: PulseAudioServer.monitor)
+            AudioTools.finish(player)
+            #expect(diagnostics.lastRecording == recorded.recordingURL)
 
-        let raw = directory.appendingPathComponent("monitor.raw")
-        let recorder = try AudioTools.record(raw, device: PulseAudioServer.monitor, server: server)
-        try await Task.sleep(for: .milliseconds(500))
-        let played = try await diagnostics.speakerCheck(device: PulseAudioServer.sink)
-        try await Task.sleep(for: .milliseconds(300))
-        AudioTools.finish(recorder)
-        let capture = try AudioTools.wav(fromRaw: raw)
-        #expect(played.source == .micCheckRecording(recorded.recordingURL))
-        #expect(played.device == PulseAudioServer.sink)
-        #expect(abs(played.duration - 2) < 0.001 && !played.stoppedEarly)
+            let raw = directory.appendingPathComponent("monitor.raw")
+            let recorder = try AudioTools.record(raw, device: PulseAudioServer.monitor, server: server)
+            try await Task.sleep(for: .milliseconds(500))
+            let played = try await diagnostics.speakerCheck(device: PulseAudioServer.sink)
+            try await Task.sleep(for: .milliseconds(300))
+            AudioTools.finish(recorder)
+            let capture = try AudioTools.wav(fromRaw: raw)
+            #expect(played.source == .micCheckRecording(recorded.recordingURL))
+            #expect(played.device == PulseAudioServer.sink)
+            #expect(abs(played.duration - 2) < 0.001 && !played.stoppedEarly)
 
-        let heard = try AudioTools.samples(capture)
-        // The loud part: what the monitor heard while the tone played.
-        let loud = heard.samples.enumerated().filter { abs(Int($0.element)) > 8000 }.map(\.offset)
-        let first = try #require(loud.first), last = try #require(loud.last)
-        let tonePart = Array(heard.samples[first...last])
-        let estimate = try #require(ToneEstimate(samples: tonePart, sampleRate: heard.sampleRate))
-        let sox = try AudioTools.soxStat(capture)
-        print(
-            "speaker check: \(played.duration) s played at \(played.level) dBFS; the monitor heard \(Double(tonePart.count) / 48_000) s of tone at \(estimate.frequency) Hz, amplitude \(estimate.amplitude); sox \(sox)")
-        #expect(abs(Double(tonePart.count) / 48_000 - 2) < 0.1)
-        #expect(abs(estimate.frequency - 1000) < 1)
-        #expect(abs(estimate.amplitude - 0.5) < 0.05)
-        #expect(abs(sox.frequency - 1000) < 20)
-        #expect(abs(sox.maximumAmplitude - 0.5) < 0.05)
-    }
+            let heard = try AudioTools.samples(capture)
+            // The loud part: what the monitor heard while the tone played.
+            let loud = heard.samples.enumerated().filter { abs(Int($0.element)) > 8000 }.map(\.offset)
+            let first = try #require(loud.first), last = try #require(loud.last)
+            let tonePart = Array(heard.samples[first...last])
+            let estimate = try #require(ToneEstimate(samples: tonePart, sampleRate: heard.sampleRate))
+            let sox = try AudioTools.soxStat(capture)
+            print(
+                "speaker check: \(played.duration) s played at \(played.level) dBFS; the monitor heard \(Double(tonePart.count) / 48_000) s of tone at \(estimate.frequency) Hz, amplitude \(estimate.amplitude); sox \(sox)")
+            #expect(abs(Double(tonePart.count) / 48_000 - 2) < 0.1)
+            #expect(abs(estimate.frequency - 1000) < 1)
+            #expect(abs(estimate.amplitude - 0.5) < 0.05)
+            #expect(abs(sox.frequency - 1000) < 20)
+            #expect(abs(sox.maximumAmplitude - 0.5) < 0.05)
+        }
 
-    /// With no recording, the bundled voice plays; the monitor hears speech-level audio for its length.
-    @Test func withoutARecordingTheSpeakerCheckPlaysTheBundledVoice() async throws {
-        let server = try await PulseAudioServer.start()
-        defer { server.stop() }
-        let directory = try AudioTools.scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let raw = directory.appendingPathComponent("monitor.raw")
-        let recorder = try AudioTools.record(raw, device: PulseAudioServer.monitor, server: server)
-        try await Task.sleep(for: .milliseconds(500))
-        let played = try await Self.diagnostics(server, directory: directory).speakerCheck()
-        AudioTools.finish(recorder)
-        let capture = try AudioTools.wav(fromRaw: raw)
-        #expect(played.source == .bundledRecording)
-        #expect(played.device == PulseAudioServer.sink)
-        #expect(played.duration > 5 && played.duration < 6.5)
-        let heard = try AudioTools.samples(capture)
-        print("bundled voice: \(played.duration) s at \(played.level) dBFS; the monitor heard \(AudioLevel.decibels(of: heard.samples)) dBFS over \(heard.duration) s")
-        #expect(played.level > -30)
-        #expect(AudioLevel.decibels(of: heard.samples) > -35)
+        /// With no recording, the bundled voice plays; the monitor hears speech-level audio for its length.
+        @Test func withoutARecordingTheSpeakerCheckPlaysTheBundledVoice() async throws {
+            let server = try await PulseAudioServer.start()
+            defer { server.stop() }
+            let directory = try AudioTools.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let raw = directory.appendingPathComponent("monitor.raw")
+            let recorder = try AudioTools.record(raw, device: PulseAudioServer.monitor, server: server)
+            try await Task.sleep(for: .milliseconds(500))
+            let played = try await Self.diagnostics(server, directory: directory).speakerCheck()
+            AudioTools.finish(recorder)
+            let capture = try AudioTools.wav(fromRaw: raw)
+            #expect(played.source == .bundledRecording)
+            #expect(played.device == PulseAudioServer.sink)
+            #expect(played.duration > 5 && played.duration < 6.5)
+            let heard = try AudioTools.samples(capture)
+            print("bundled voice: \(played.duration) s at \(played.level) dBFS; the monitor heard \(AudioLevel.decibels(of: heard.samples)) dBFS over \(heard.duration) s")
+            #expect(played.level > -30)
+            #expect(AudioLevel.decibels(of: heard.samples) > -35)
+        }
     }
 }
