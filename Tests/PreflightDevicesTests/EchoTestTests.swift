@@ -56,7 +56,7 @@ extension DeviceTests {
             try await Task.sleep(for: .milliseconds(300))
             AudioTools.finish(recorder)
             print(
-                "echo test: interval \(result.interval) s, recorded \(result.recordedSeconds) s, played back \(result.playedBackSeconds) s, delay \(result.delay.map { String(format: "%.3f", $0) } ?? "-") s, correlation \(result.correlation.map { String(format: "%.3f", $0) } ?? "-"), heard back \(result.heardBack); network rtt \(result.report.networkStats.rtt.average) ms, mos \(result.report.networkStats.mos.average), \(result.report.statsSamples.count) samples")
+                "echo test: interval \(result.interval) s, recorded \(result.recordedSeconds) s, played back \(result.playedBackSeconds) s, delay \(result.delay.map { String(format: "%.3f", $0) } ?? "-") s, correlation \(result.correlation.map { String(format: "%.3f", $0) } ?? "-"), heard back \(result.heardBack), device error \(result.deviceError.map { "\($0.code) \($0.message)" } ?? "none"); network rtt \(result.report.networkStats.rtt.average) ms, mos \(result.report.networkStats.mos.average), \(result.report.statsSamples.count) samples")
             #expect(result.inputDevice == PulseAudioServer.roomMicrophone && result.outputDevice == PulseAudioServer.sink)
             #expect(result.microphoneHeardSound)
             #expect(result.heardBack)

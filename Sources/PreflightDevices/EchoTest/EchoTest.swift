@@ -118,6 +118,6 @@ public final class EchoTest: Sendable {
             correlation: alignment?.correlation,
             heardBack: (alignment?.correlation ?? 0) >= 0.5 && (alignment?.compared ?? 0) >= 4000,
             microphoneHeardSound: AudioLevel.decibels(of: heard) > -60, microphoneUnderruns: microphone.underruns,
-            stoppedEarly: stoppedEarly, report: report)
+            deviceError: (microphone.failure ?? speaker.failure).map(ReportError.init), stoppedEarly: stoppedEarly, report: report)
     }
 }

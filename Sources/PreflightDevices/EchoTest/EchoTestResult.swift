@@ -24,6 +24,9 @@ public struct EchoTestResult: Sendable, Codable {
     /// 20 ms frames sent as silence because the microphone was behind (a device that delivers
     /// late or in bursts); what came back is compared with what was sent, silence included.
     public var microphoneUnderruns: Int
+    /// Why the microphone or the speaker stopped during the test, when one failed (it went away,
+    /// or delivered or took nothing for 2 s).
+    public var deviceError: ReportError?
     /// Whether ``EchoTest/stopEchoTest()`` ended the test early.
     public var stoppedEarly: Bool
     /// The test call's report (RTT, jitter, loss, MOS, ICE), or its partial report.
@@ -33,8 +36,9 @@ public struct EchoTestResult: Sendable, Codable {
     public init(
         interval: Int, inputDevice: String, outputDevice: String, recordedSeconds: Double, playedBackSeconds: Double,
         delay: Double?, correlation: Double?, heardBack: Bool, microphoneHeardSound: Bool, microphoneUnderruns: Int,
-        stoppedEarly: Bool, report: PreflightReport
+        deviceError: ReportError? = nil, stoppedEarly: Bool, report: PreflightReport
     ) {
+        self.deviceError = deviceError
         self.interval = interval
         self.inputDevice = inputDevice
         self.outputDevice = outputDevice
