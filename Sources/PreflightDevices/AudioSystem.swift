@@ -37,7 +37,7 @@ public protocol AudioInputStream: AnyObject {
     /// Blocks until `frameCount` frames were recorded, or `stop` is given (then returns what was
     /// recorded, possibly nothing).
     /// - Throws: ``PreflightError`` `deviceFailed` (70406) when the stream breaks or delivers
-    ///   nothing for 2 s.
+    ///   nothing for 5 s (PulseAudio; an idle sink's monitor delivers in bursts of up to 2 s).
     func read(frameCount: Int, stop: StopSignal) throws(PreflightError) -> [Int16]
 
     /// Ends the stream. Reading after it fails.

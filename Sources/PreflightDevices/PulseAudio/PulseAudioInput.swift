@@ -50,8 +50,10 @@ final class PulseAudioInput: AudioInputStream {
                 }
                 continue
             }
-            if ContinuousClock.now - lastData > .seconds(2) {
-                throw PreflightError(code: .deviceFailed, message: "PulseAudio: \(deviceID) delivered nothing for 2 s")
+            // 5 s, not 2: the monitor of an idle sink delivers in bursts as long as the sink's
+            // latency (2 s for a null sink), although the stream asks for 20 ms fragments.
+            if ContinuousClock.now - lastData > .seconds(5) {
+                throw PreflightError(code: .deviceFailed, message: "PulseAudio: \(deviceID) delivered nothing for 5 s")
             }
             try stream.connection.iterate()
         }
