@@ -30,15 +30,18 @@ enum AudioTools {
         return (value("Rough   frequency"), value("Maximum amplitude"), value("RMS     amplitude"))
     }
 
-    /// Starts `paplay` playing `file` to `device` on `server`.
+    /// Starts `paplay` playing `file` to `device` on `server`, asking for 20 ms of latency: with
+    /// paplay's default (2 s) a null sink renders, and its monitor delivers, in 2 s bursts.
     static func play(_ file: URL, device: String, server: PulseAudioServer) throws -> Process {
-        try launch("paplay", ["-d", device, file.path], server: server)
+        try launch("paplay", ["--latency-msec=20", "-d", device, file.path], server: server)
     }
 
     /// Starts `parecord` recording `device` of `server` into a file of raw mono 48 kHz 16-bit
     /// samples; stop it with ``finish(_:)``.
     static func record(_ file: URL, device: String, server: PulseAudioServer) throws -> Process {
-        try launch("parecord", ["-d", device, "--raw", "--channels=1", "--rate=48000", "--format=s16le", file.path], server: server)
+        try launch(
+            "parecord", ["--latency-msec=20", "-d", device, "--raw", "--channels=1", "--rate=48000", "--format=s16le", file.path],
+            server: server)
     }
 
     /// Stops a player or recorder. SIGKILL: a child started from a Dispatch thread inherits its

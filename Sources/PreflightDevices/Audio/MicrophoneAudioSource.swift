@@ -87,6 +87,18 @@ public final class MicrophoneAudioSource: AudioFrameSource {
         }
     }
 
+    /// Waits until the microphone has delivered its first audio (at most `timeout`): a device
+    /// can take a while to start (a PulseAudio monitor, over a second), and what is sent before
+    /// is silence. `false` when nothing came in time.
+    public func waitForAudio(timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            if state.withLock({ $0.waiting.count >= 480 || $0.failure != nil }) { return state.withLock { $0.failure == nil } }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return false
+    }
+
     /// Stops recording and releases the device.
     public func stop() { stopSignal.stop() }
 

@@ -51,6 +51,9 @@ public final class EchoTest: Sendable {
             microphone.stop()
             speaker.stop()
         }
+        // The edge records from the first packet: start once the microphone delivers, so that
+        // the interval holds what was said, not the device's start-up silence.
+        _ = await microphone.waitForAudio()
         let preflightOptions = PreflightOptions(
             accessToken: options.accessToken, edgeURL: options.edgeURL,
             maximumDuration: .seconds(2 * interval + 20), edgeTrustedCertificatesFile: options.edgeTrustedCertificatesFile,
