@@ -4,7 +4,7 @@
 /// block, as ``DeviceDiagnostics`` does, never from a Swift concurrency executor's threads. Each
 /// stream is used from the one thread that opened it; only a ``StopSignal`` crosses threads.
 public protocol AudioSystem: Sendable {
-    /// The audio system's name, for messages and reports (e.g. "PulseAudio 16.1").
+    /// The audio system's name, for messages and reports (e.g. "PulseAudio").
     var name: String { get }
 
     /// Every input and output device, defaults marked.

@@ -5,8 +5,11 @@ import PreflightCore
 /// or standard input), timestamped on arrival by the monotonic clock: the frame rate measured is
 /// the rate the frames really came at.
 public final class RawVideoSource: FrameSource {
+    /// What the frames come from, for results and messages.
     public let sourceID: String
+    /// The width asked for.
     public let requestedWidth: Int
+    /// The height asked for.
     public let requestedHeight: Int
     private let descriptor: Int32
     private let format: CameraPixelFormat
@@ -39,6 +42,7 @@ public final class RawVideoSource: FrameSource {
         self.stallLimit = stallLimit
     }
 
+    /// The next frame (see ``FrameSource/nextFrame(stop:)``).
     public func nextFrame(stop: StopSignal) throws(PreflightError) -> VideoFrame? {
         var buffer = [UInt8](repeating: 0, count: frameSize)
         var filled = 0
@@ -82,5 +86,6 @@ public final class RawVideoSource: FrameSource {
             converting: buffer, format: format, width: requestedWidth, height: requestedHeight, timestamp: (now - start).inSeconds)
     }
 
+    /// Releases the source.
     public func close() {}
 }

@@ -15,8 +15,11 @@ public final class SyntheticFrameSource: FrameSource {
         case frozen
     }
 
+    /// What the frames come from, for results and messages.
     public let sourceID: String
+    /// The width asked for.
     public let requestedWidth: Int
+    /// The height asked for.
     public let requestedHeight: Int
     private let pattern: Pattern
     private let framesPerSecond: Double
@@ -40,6 +43,7 @@ public final class SyntheticFrameSource: FrameSource {
         self.frameLimit = frameLimit
     }
 
+    /// The next frame (see ``FrameSource/nextFrame(stop:)``).
     public func nextFrame(stop: StopSignal) throws(PreflightError) -> VideoFrame? {
         guard (1...VideoFrame.maximumDimension).contains(requestedWidth), (1...VideoFrame.maximumDimension).contains(requestedHeight) else {
             throw PreflightError(code: .invalidArgument, message: "synthetic frames of \(requestedWidth)×\(requestedHeight) are out of range")
@@ -61,6 +65,7 @@ public final class SyntheticFrameSource: FrameSource {
         return frame
     }
 
+    /// Releases the source.
     public func close() {}
 
     private func makeFrame(_ n: Int, timestamp: Double) throws(PreflightError) -> VideoFrame {

@@ -9,8 +9,11 @@ import PreflightCore
 /// buffer ring, pixel conversion) are unit-tested; opening a node that is not a camera is tested
 /// for its coded error.
 public final class V4L2Camera: FrameSource {
+    /// What the frames come from, for results and messages.
     public let sourceID: String
+    /// The width asked for.
     public let requestedWidth: Int
+    /// The height asked for.
     public let requestedHeight: Int
     /// The format the driver agreed to.
     public let format: CameraPixelFormat
@@ -84,6 +87,7 @@ public final class V4L2Camera: FrameSource {
 
     deinit { close() }
 
+    /// The next frame (see ``FrameSource/nextFrame(stop:)``).
     public func nextFrame(stop: StopSignal) throws(PreflightError) -> VideoFrame? {
         guard !closed else { return nil }
         let clock = ContinuousClock()
@@ -113,6 +117,7 @@ public final class V4L2Camera: FrameSource {
         return nil
     }
 
+    /// Releases the source.
     public func close() {
         guard !closed else { return }
         closed = true

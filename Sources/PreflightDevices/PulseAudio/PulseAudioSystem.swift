@@ -40,15 +40,18 @@ extension PulseAudioSystem {
         return try connection.serverInformation().description
     }
 
+    /// Every sink (output) and source (input), defaults marked (see ``AudioSystem/devices()``).
     public func devices() throws(PreflightError) -> [AudioDevice] {
         let connection = try PulseAudioConnection(system: self, stop: StopSignal())
         return try connection.devices()
     }
 
+    /// Opens a record stream (see ``AudioSystem/openInput(device:format:stop:)``).
     public func openInput(device: String?, format: AudioFormat, stop: StopSignal) throws(PreflightError) -> any AudioInputStream {
         try PulseAudioInput(connection: PulseAudioConnection(system: self, stop: stop), device: device, format: format, stop: stop)
     }
 
+    /// Opens a playback stream (see ``AudioSystem/openOutput(device:format:stop:)``).
     public func openOutput(device: String?, format: AudioFormat, stop: StopSignal) throws(PreflightError) -> any AudioOutputStream {
         try PulseAudioOutput(connection: PulseAudioConnection(system: self, stop: stop), device: device, format: format, stop: stop)
     }
@@ -67,12 +70,15 @@ extension PulseAudioSystem {
     /// Always throws 70405: this build has no PulseAudio.
     public func serverName() throws(PreflightError) -> String { throw Self.unavailable }
 
+    /// Always throws 70405: this build has no PulseAudio.
     public func devices() throws(PreflightError) -> [AudioDevice] { throw Self.unavailable }
 
+    /// Always throws 70405: this build has no PulseAudio.
     public func openInput(device: String?, format: AudioFormat, stop: StopSignal) throws(PreflightError) -> any AudioInputStream {
         throw Self.unavailable
     }
 
+    /// Always throws 70405: this build has no PulseAudio.
     public func openOutput(device: String?, format: AudioFormat, stop: StopSignal) throws(PreflightError) -> any AudioOutputStream {
         throw Self.unavailable
     }
