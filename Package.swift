@@ -22,6 +22,7 @@ let package = Package(
         // Microphone, speaker and camera: apart from the SDK, so that an app that only tests the
         // network links no audio library.
         .library(name: "PreflightDevices", targets: ["PreflightDevices"]),
+        .library(name: "PreflightOpus", targets: ["PreflightOpus"]),
         .library(name: "PreflightTesting", targets: ["PreflightTesting"]),
         .executable(name: "preflight", targets: ["preflight"]),
         .executable(name: "preflight-bench", targets: ["PreflightBenchmarks"]),
@@ -102,6 +103,21 @@ let package = Package(
             name: "CPulseAudio",
             pkgConfig: "libpulse",
             providers: [.apt(["libpulse-dev"])]
+        ),
+        // libopus (Debian libopus-dev); unavailable without it, like CPulseAudio (module.modulemap).
+        .systemLibrary(
+            name: "COpus",
+            pkgConfig: "opus",
+            providers: [.apt(["libopus-dev"])]
+        ),
+        // Opus as an RTP payload (RFC 7587): an encoder and a decoder of 20 ms 48 kHz frames.
+        .target(
+            name: "PreflightOpus",
+            dependencies: [
+                "PreflightModel",
+                .target(name: "COpus", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: sharedSwiftSettings
         ),
         // The V4L2 ioctls, which Swift cannot call (their request numbers are C macros); stubs
         // that return ENOSYS elsewhere.
@@ -231,6 +247,8 @@ let package = Package(
             name: "PreflightDevicesTests",
             dependencies: [
                 "PreflightDevices",
+                // The Opus codec's tests (an outside decoder reads its payloads).
+                "PreflightOpus",
                 "Preflight",
                 "PreflightCore",
                 // LocalEdge: the echo test's record-playback application.

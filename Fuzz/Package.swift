@@ -22,7 +22,7 @@ let coreTargets = [
 let package = Package(
     name: "PreflightFuzz",
     platforms: [.macOS(.v15)],
-    products: (coreTargets + ["FuzzAccessToken"]).map { .executable(name: $0, targets: [$0]) },
+    products: (coreTargets + ["FuzzAccessToken", "FuzzOpus"]).map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         // Named, because a path dependency is otherwise known by its folder name (main, a worktree, …).
         .package(name: "Preflight", path: ".."),
@@ -37,6 +37,10 @@ let package = Package(
         .target(name: "CFuzzDriver"),
         // What every harness shares: handing `main` over to libFuzzer.
         .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], swiftSettings: settings),
+        .executableTarget(
+            name: "FuzzOpus",
+            dependencies: ["FuzzSupport", .product(name: "PreflightOpus", package: "Preflight")],
+            swiftSettings: settings),
         .executableTarget(
             name: "FuzzAccessToken",
             dependencies: [

@@ -257,6 +257,9 @@ WAV = [wav(1, 8000, SINE), wav(2, 48000, SINE), wav(1, 16000, SINE, extensible=T
 VIDEO_FRAMES = [bytes([0, 3, 1, 0, 0]) + bytes(range(16)), bytes([2, 7, 7, 0, 0]) + bytes(96),
                 bytes([1, 15, 7, 3, 1]) + bytes(range(200)), bytes([3, 1, 1, 0, 0]) + bytes([255, 0, 0] * 4)]
 
+# Opus packets: TOC bytes of the three modes and the four frame-count codes, with a little data.
+OPUS = [bytes([0x78]) + bytes(20), bytes([0x08, 0x55] + [0] * 30), bytes([0xFC, 0xFF, 0xFE]), bytes([0x0B << 3 | 3, 0x02, 10, 10]) + bytes(20), b""]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
@@ -264,6 +267,7 @@ CORPORA = {
     "FuzzSRTP": SRTP, "FuzzTelephoneEvent": TELEPHONE_EVENTS, "FuzzProbe": PROBE,
     "FuzzWAV": WAV,
     "FuzzVideoFrame": VIDEO_FRAMES,
+    "FuzzOpus": OPUS,
 }
 
 

@@ -1,0 +1,2 @@
+// PreflightError and its codes come with the codec.
+@_exported public import PreflightModel
