@@ -65,7 +65,7 @@ extension DeviceTests {
             // The recording, read by our parser and measured by sox.
             let recording = try AudioTools.samples(result.recordingURL)
             #expect(recording.sampleRate == 48_000 && recording.channels == 1 && recording.frameCount == 144_000)
-            let estimate = try #require(ToneEstimate(samples: recording.samples, sampleRate: recording.sampleRate))
+            let estimate = try #require(AudioTools.medianTone(recording.samples, sampleRate: recording.sampleRate, segment: 24_000))
             let sox = try AudioTools.soxStat(result.recordingURL)
             print("mic check recording: ToneEstimate \(estimate.frequency) Hz, amplitude \(estimate.amplitude); sox \(sox)")
             #expect(abs(estimate.frequency - 1000) < 1)
@@ -118,7 +118,7 @@ extension DeviceTests {
             let loud = heard.samples.enumerated().filter { abs(Int($0.element)) > 8000 }.map(\.offset)
             let first = try #require(loud.first), last = try #require(loud.last)
             let tonePart = Array(heard.samples[first...last])
-            let estimate = try #require(ToneEstimate(samples: tonePart, sampleRate: heard.sampleRate))
+            let estimate = try #require(AudioTools.medianTone(tonePart, sampleRate: heard.sampleRate, segment: 24_000))
             let sox = try AudioTools.soxStat(capture)
             print(
                 "speaker check: \(played.duration) s played at \(played.level) dBFS; the monitor heard \(Double(tonePart.count) / 48_000) s of tone at \(estimate.frequency) Hz, amplitude \(estimate.amplitude); sox \(sox)")

@@ -80,4 +80,13 @@ enum AudioTools {
     static func samples(_ url: URL) throws -> WAVFile {
         try WAVFile(parsing: Array(Data(contentsOf: url)))
     }
+
+    /// The median of the tone estimates of each `segment` samples: a host too busy to feed the
+    /// null sink in time leaves a glitch in one segment, not in the tone.
+    static func medianTone(_ samples: [Int16], sampleRate: Int, segment: Int) -> ToneEstimate? {
+        let estimates = stride(from: 0, to: samples.count - segment + 1, by: segment)
+            .compactMap { ToneEstimate(samples: Array(samples[$0..<$0 + segment]), sampleRate: sampleRate) }
+            .sorted { $0.frequency < $1.frequency }
+        return estimates.isEmpty ? nil : estimates[estimates.count / 2]
+    }
 }
