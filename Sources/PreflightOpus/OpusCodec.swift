@@ -29,6 +29,13 @@ public enum OpusCodec {
         #endif
     }
 
+    /// Encoders and decoders take 1 or 2 channels; others are 70005.
+    static func checkChannels(_ channels: Int) throws(PreflightError) {
+        guard (1...2).contains(channels) else {
+            throw PreflightError(code: .invalidArgument, message: "Opus: \(channels) channels; 1 or 2 are allowed")
+        }
+    }
+
     static var unavailable: PreflightError {
         PreflightError(code: .unsupportedCodec, message: "this build has no Opus: install libopus-dev (pkg-config opus) and rebuild")
     }

@@ -18,9 +18,7 @@ public final class OpusDecoder {
     /// - Throws: ``PreflightError`` `unsupportedCodec` (70103) when this build has no libopus,
     ///   `invalidArgument` (70005) for another channel count.
     public init(channels: Int = 1) throws(PreflightError) {
-        guard (1...2).contains(channels) else {
-            throw PreflightError(code: .invalidArgument, message: "Opus: \(channels) channels; 1 or 2 are allowed")
-        }
+        try OpusCodec.checkChannels(channels)
         self.channels = channels
         #if canImport(COpus)
         var status: Int32 = 0
