@@ -108,7 +108,7 @@ public struct CameraCheckCommand: AsyncParsableCommand, Sendable {
             }
             if json {
                 do {
-                    return .success(try MicCheckCommand.json(result))
+                    return .success(try JSONText.pretty(result))
                 } catch {
                     throw PreflightError(code: .invalidArgument, message: "cannot print the result: \(error)")
                 }

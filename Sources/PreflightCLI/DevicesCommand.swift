@@ -53,10 +53,8 @@ public struct DevicesCommand: AsyncParsableCommand, Sendable {
         }
         let cameras = diagnostics.cameras()
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let listing = Listing(audio: devices, audioError: audioError.map(ReportError.init), cameras: cameras)
-            return (String(decoding: try encoder.encode(listing), as: UTF8.self), audioError)
+            return (try JSONText.pretty(listing), audioError)
         }
         var lines: [String] = []
         if let audioError { lines.append("audio: error \(audioError.code.rawValue): \(audioError.message)") }

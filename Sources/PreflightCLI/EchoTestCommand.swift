@@ -85,7 +85,7 @@ public struct EchoTestCommand: AsyncParsableCommand, Sendable {
         } onCancel: {
             test.stopEchoTest()
         }
-        if json { return try MicCheckCommand.json(result) }
+        if json { return try JSONText.pretty(result) }
         return Self.summary(result)
     }
 

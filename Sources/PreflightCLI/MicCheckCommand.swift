@@ -60,7 +60,7 @@ public struct MicCheckCommand: AsyncParsableCommand, Sendable {
                 }
                 live(Self.levelLine(second: second, level: level))
             }
-            output(json ? try Self.json(result) : Self.summary(result))
+            output(json ? try JSONText.pretty(result) : Self.summary(result))
             return .success(result)
         } catch let error as PreflightError {
             return .failure(error)
@@ -90,11 +90,6 @@ public struct MicCheckCommand: AsyncParsableCommand, Sendable {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
 }
 
 extension Comparable {

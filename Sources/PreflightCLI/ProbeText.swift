@@ -40,10 +40,7 @@ public enum ProbeText {
 
     /// The result as pretty JSON with sorted keys.
     public static func json(_ result: LastmileProbeResult) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(result) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        (try? JSONText.pretty(result)) ?? "{}"
     }
 
     static func name(_ quality: NetworkQuality) -> String {

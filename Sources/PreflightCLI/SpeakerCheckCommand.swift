@@ -43,7 +43,7 @@ public struct SpeakerCheckCommand: AsyncParsableCommand, Sendable {
     func execute() async -> Result<String, PreflightError> {
         do {
             let result = try await audio.diagnostics.speakerCheck(file: file.map { URL(fileURLWithPath: $0) }, device: device)
-            if json { return .success(try MicCheckCommand.json(result)) }
+            if json { return .success(try JSONText.pretty(result)) }
             let source: String
             switch result.source {
             case .bundledRecording: source = "the bundled voice recording"
