@@ -89,6 +89,8 @@ let package = Package(
                 "PreflightModel",
                 "PreflightCore",
                 "PreflightNIO",
+                // Opus in tests and calls (libopus when the build has it; PCMU only without).
+                "PreflightOpus",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -232,6 +234,8 @@ let package = Package(
                 "PreflightNIO",
                 "PreflightEdge",
                 "PreflightTesting",
+                // Opus in tests and calls: whether this build has libopus.
+                "PreflightOpus",
                 // HMAC-SHA256 for hand-signed hostile tokens in the attack suite.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

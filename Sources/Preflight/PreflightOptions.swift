@@ -8,7 +8,10 @@ public struct PreflightOptions: Sendable {
     /// The edge's signaling URL, `ws://host:port/signaling` or `wss://…`;
     /// `ws://127.0.0.1:8080/signaling` by default.
     public var edgeURL: String
-    /// Audio codecs by preference; `["PCMU"]` by default.
+    /// Audio codecs by preference (Twilio's `preferredAudioCodecs`): `"PCMU"`, `"opus"`, matched
+    /// without case; `["PCMU"]` by default. The edge answers with the first it speaks. Opus is
+    /// left out of the offer when this build has no libopus (libopus-dev); a list with nothing
+    /// left fails with 70103, an empty one with 70005.
     public var preferredAudioCodecs: [String]
     /// How long media flows in an echo test; 10 s by default. The record-playback application
     /// ends the call itself (record 5 s, play back, pause 3 s).

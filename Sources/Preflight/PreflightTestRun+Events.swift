@@ -60,7 +60,9 @@ extension PreflightTestRun {
     mutating func answered(_ answer: SignalingMessage.Answer) throws(PreflightError) {
         callSid = answer.callSid
         callOpen = true
-        codec = answer.codec
+        let audioCodec = try AudioCodecs.answered(codec: answer.codec, payloadType: answer.payloadType, offered: offeredCodecs)
+        media.use(audioCodec)
+        codec = audioCodec.format.name
         application = answer.application
         let now = ContinuousClock.now
         timing.signaling = TimingMeasurement(startTime: startTime, endTime: wallTime(now))
@@ -121,7 +123,7 @@ extension PreflightTestRun {
         case .gatheringComplete(let candidates):
             let parameters = ice.withAgent { $0.localParameters }
             let invite = SignalingMessage.Invite(
-                ice: ICEParameters(ufrag: parameters.ufrag, pwd: parameters.pwd, candidates: candidates), codecs: options.preferredAudioCodecs,
+                ice: ICEParameters(ufrag: parameters.ufrag, pwd: parameters.pwd, candidates: candidates), codecs: offeredCodecs,
                 params: options.params)
             let signaling = signaling
             let inputs = inputs
@@ -167,10 +169,11 @@ extension PreflightTestRun {
     mutating func startMedia(in group: inout TaskGroup<Void>) {
         media.sendReport(at: .now)
         let media = media
+        let codec = media.codec
         if !options.fakeMicInput, let input = options.audioInput {
-            group.addTask { await media.send(ExternalAudioMediaSource(input: input)) }
+            group.addTask { await media.send(ExternalAudioMediaSource(input: input, codec: codec)) }
         } else {
-            group.addTask { await media.send(AudioTestSource()) }
+            group.addTask { await media.send(AudioTestSource(codec: codec)) }
         }
         group.post(.sampleTick, to: inputs, every: .seconds(1))
         if application == TestApplication.recordPlayback.rawValue {

@@ -15,6 +15,8 @@ struct PreflightTestRun {
     let ice: ICEAgentDriver
     let media: MediaSession
     let inputs: AsyncStream<Input>.Continuation
+    /// The invite's codecs: the preferences this build can send.
+    let offeredCodecs: [String]
     var options: PreflightOptions { test.options }
     var logger: Logger { test.logger }
 
@@ -64,6 +66,7 @@ struct PreflightTestRun {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
+        let offeredCodecs = try AudioCodecs.offer(options.preferredAudioCodecs)
         let origin = ContinuousClock.now
         let (stream, inputs) = AsyncStream<Input>.makeStream()
         let ice = try await ICEAgentDriver.bind(
@@ -94,7 +97,8 @@ struct PreflightTestRun {
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
             group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
             var run = PreflightTestRun(
-                test: test, startTime: startTime, origin: origin, signaling: signaling, ice: ice, media: media, inputs: inputs)
+                test: test, startTime: startTime, origin: origin, signaling: signaling, ice: ice, media: media, inputs: inputs,
+                offeredCodecs: offeredCodecs)
             let result: Result<PreflightReport, PreflightError>
             do throws(PreflightError) {
                 result = .success(try await run.loop(stream, group: &group))

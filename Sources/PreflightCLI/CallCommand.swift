@@ -53,6 +53,10 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         help: "Use the local edge's dial application with answerOnBridge (the caller connects when the callee answers). With --edge-url the token chooses.")
     public var answerOnBridge = false
 
+    /// The codecs both parties offer, by preference, comma-separated.
+    @Option(help: "The audio codecs to offer by preference, comma-separated: PCMU (default), opus, or opus,PCMU. Both parties carry the caller's choice.")
+    public var codec: String = "PCMU"
+
     /// Seconds allowed for signaling.
     @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and for each signaling request (1-120).")
     public var signalingTimeout: Int = 10
@@ -157,6 +161,7 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         let callOptions: CallOptions
         do {
             callOptions = CallOptions(
+                preferredAudioCodecs: CodecList.parse(codec),
                 iceServers: try iceServerOptions.servers(environment: ProcessInfo.processInfo.environment),
                 iceTransportPolicy: iceTransportPolicy)
         } catch {

@@ -38,8 +38,8 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "The local edge's test application: echo (default) or record-playback. With --edge-url the token chooses it.")
     public var application: TestApplication?
 
-    /// Preferred codec.
-    @Option(help: "The audio codec to offer.")
+    /// The codecs to offer, by preference, comma-separated.
+    @Option(help: "The audio codecs to offer by preference, comma-separated: PCMU (default), opus, or opus,PCMU.")
     public var codec: String = "PCMU"
 
     /// Seconds allowed for signaling.
@@ -189,7 +189,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         }
         defer { audio.close() }
         var options = PreflightOptions(
-            accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: [codec], duration: .seconds(duration),
+            accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: CodecList.parse(codec), duration: .seconds(duration),
             signalingTimeout: .seconds(signalingTimeout), iceTimeout: .milliseconds(Int64(iceTimeout * 1000)),
             mediaTimeout: .milliseconds(Int64(mediaTimeout * 1000)),
             iceServers: iceServers,

@@ -4,7 +4,7 @@ import COpus
 
 /// Opus (RFC 6716) as an RTP payload (RFC 7587): one Opus packet per RTP packet, a 48 kHz RTP
 /// clock whatever the audio's bandwidth, a dynamic payload type. The encoder and decoder work on
-/// 20 ms frames of 48 kHz 16-bit PCM, as calls send them.
+/// 20 ms frames of 16-bit PCM at 48 kHz or one of libopus' lower rates.
 public enum OpusCodec {
     /// The encoding name in codec lists and the answer ("opus", RFC 7587 §7).
     public static let encodingName = "opus"
@@ -27,6 +27,16 @@ public enum OpusCodec {
         #else
         false
         #endif
+    }
+
+    /// The sample rates libopus encodes from and decodes to, Hz.
+    public static let sampleRates: Set<Int> = [8000, 12000, 16000, 24000, 48000]
+
+    /// Encoders and decoders work at the rates libopus offers; others are 70005.
+    static func checkSampleRate(_ rate: Int) throws(PreflightError) {
+        guard sampleRates.contains(rate) else {
+            throw PreflightError(code: .invalidArgument, message: "Opus: \(rate) Hz; 8000, 12000, 16000, 24000 or 48000 are allowed")
+        }
     }
 
     /// Encoders and decoders take 1 or 2 channels; others are 70005.

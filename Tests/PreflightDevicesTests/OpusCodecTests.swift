@@ -42,37 +42,38 @@ struct OpusCodecTests {
     /// opuslib decodes the RTP payloads our encoder made: the tone, at 1 kHz.
     @Test(.enabled(if: ExternalTool.canRun(needing: "python3"), "needs python3 and PyPI opuslib"))
     func anOutsideDecoderReadsOurPayloads() throws {
-        let payloads = try Self.encode(Self.tone(frames: 50))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("opus-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        // Length-prefixed payloads, as they would stand in RTP packets one by one.
-        var bytes: [UInt8] = []
-        for payload in payloads { bytes += [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload }
-        let file = directory.appendingPathComponent("payloads.bin")
-        try Data(bytes).write(to: file)
-        let script = """
-            import sys, struct, math, opuslib
-            data = open(sys.argv[1], 'rb').read()
-            decoder = opuslib.Decoder(48000, 1)
-            pcm = b''
-            pos = 0
-            while pos < len(data):
-                n = struct.unpack('>H', data[pos:pos + 2])[0]
-                pcm += decoder.decode(data[pos + 2:pos + 2 + n], 960)
-                pos += 2 + n
-            s = struct.unpack('<%dh' % (len(pcm) // 2), pcm)[4800:]
-            ups = [i for i in range(1, len(s)) if s[i - 1] < 0 <= s[i]]
-            freq = (len(ups) - 1) * 48000 / (ups[-1] - ups[0])
-            rms = math.sqrt(sum(x * x for x in s) / len(s)) / 32768
-            print('%d %.3f %.4f' % (len(pcm) // 2, freq, rms * math.sqrt(2)))
-            """
-        let output = try ExternalTool.run("python3", ["-c", script, file.path]).split(separator: " ")
-        print("opuslib decoded: \(output)")
-        #expect(output.count == 3)
-        #expect(Int(output[0]) == 50 * OpusCodec.frameSamples)
-        #expect(abs((Double(output[1]) ?? 0) - 1000) < 2)
-        #expect(abs((Double(output[2].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 0.5) < 0.05)
+        let result = try OutsideOpusDecoder.decode(try Self.encode(Self.tone(frames: 50)))
+        print("opuslib decoded: \(result)")
+        #expect(result.samples == 50 * OpusCodec.frameSamples)
+        #expect(abs(result.frequency - 1000) < 2)
+        #expect(abs(result.amplitude - 0.5) < 0.05)
+    }
+
+    /// A fullband stream decodes straight to 8 kHz (the SDK's audio path) and from 8 kHz input,
+    /// the tone intact; rates libopus does not offer are 70005.
+    @Test func lowerRatesInAndOut() throws {
+        let decoder = try OpusDecoder(sampleRate: 8000)
+        #expect(decoder.frameSamples == 160)
+        var decoded: [Int16] = []
+        for payload in try Self.encode(Self.tone(frames: 50)) { decoded += try decoder.decode(payload) }
+        #expect(decoded.count == 50 * 160)
+        let tone = try #require(ToneEstimate(samples: Array(decoded.dropFirst(800)), sampleRate: 8000))
+        #expect(abs(tone.frequency - 1000) < 1)
+        #expect(abs(tone.amplitude - 0.5) < 0.05)
+        #expect(try decoder.decode([]).count == 160)
+
+        let encoder = try OpusEncoder(sampleRate: 8000)
+        let narrow = (0..<(50 * 160)).map { Int16((0.5 * 32767 * sin(2 * Double.pi * 1000 * Double($0) / 8000)).rounded()) }
+        let wide = try OpusDecoder()
+        var widened: [Int16] = []
+        for start in stride(from: 0, to: narrow.count, by: 160) { widened += try wide.decode(try encoder.encode(Array(narrow[start..<start + 160]))) }
+        #expect(widened.count == 50 * 960)
+        let wideTone = try #require(ToneEstimate(samples: Array(widened.dropFirst(4800)), sampleRate: 48_000))
+        #expect(abs(wideTone.frequency - 1000) < 1)
+        for rate in [0, 44_100, 96_000, -8000] {
+            #expect(throws: PreflightError.self) { try OpusEncoder(sampleRate: rate) }
+            #expect(throws: PreflightError.self) { try OpusDecoder(sampleRate: rate) }
+        }
     }
 
     @Test func hostilePayloadsAreCodedErrorsOrAudio() throws {

@@ -21,14 +21,15 @@ extension Call {
         guard state == .connected, let media else { return nil }
         let meter = media.meter
         let uplink = meter.uplinkTotals
+        let codec = media.codec.format.name
         let local = LocalAudioTrackStats(
-            trackId: "audio-local", ssrc: media.configuration.ssrc, codec: "PCMU", packetsSent: meter.packetsSent,
+            trackId: "audio-local", ssrc: media.configuration.ssrc, codec: codec, packetsSent: meter.packetsSent,
             bytesSent: meter.bytesSent, packetsLost: uplink.map { max(0, Int($0.expected) - Int($0.received)) } ?? 0,
             roundTripTime: sample?.rtt ?? 0, jitter: uplink.map { Double($0.jitterMicroseconds) / 1000 } ?? 0,
             audioLevel: sample?.audioInputLevel ?? 0)
         let remote = meter.downlinkSSRC.map { ssrc in
             RemoteAudioTrackStats(
-                trackId: "audio-remote", ssrc: ssrc, codec: "PCMU", packetsReceived: meter.packetsReceived,
+                trackId: "audio-remote", ssrc: ssrc, codec: codec, packetsReceived: meter.packetsReceived,
                 bytesReceived: meter.bytesReceived, packetsLost: meter.downlink.lost, jitter: meter.downlink.jitterMilliseconds,
                 audioLevel: sample?.audioOutputLevel ?? 0, mos: sample?.mos ?? 0)
         }

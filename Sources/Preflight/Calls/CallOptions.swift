@@ -4,7 +4,10 @@ public import PreflightModel
 /// ``AcceptOptions`` (answering one), as Twilio's `TVOCallOptions`. Every property has a
 /// documented default.
 public struct CallOptions: Sendable {
-    /// Audio codecs by preference; `["PCMU"]` by default.
+    /// Audio codecs by preference (Twilio's `preferredAudioCodecs`): `"PCMU"`, `"opus"`, matched
+    /// without case; `["PCMU"]` by default. The edge answers with the first it speaks. Opus is
+    /// left out of the offer when this build has no libopus (libopus-dev); a list with nothing
+    /// left fails with 70103, an empty one with 70005.
     public var preferredAudioCodecs: [String]
     /// Extra STUN/TURN servers, gathered from beside those the edge hands out; none by default.
     public var iceServers: [ICEServer]

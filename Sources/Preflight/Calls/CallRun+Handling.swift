@@ -61,9 +61,9 @@ extension CallRun {
             let key = srtpKey.map(SignalingMessage.SRTPKey.init)
             do throws(PreflightError) {
                 if call.role == .caller {
-                    try await signaling.send(.invite(.init(ice: parameters, codecs: options.preferredAudioCodecs, params: params, srtp: key)))
+                    try await signaling.send(.invite(.init(ice: parameters, codecs: offeredCodecs, params: params, srtp: key)))
                 } else if let callSid {
-                    try await signaling.send(.accept(.init(callSid: callSid, ice: parameters, codecs: options.preferredAudioCodecs, srtp: key)))
+                    try await signaling.send(.accept(.init(callSid: callSid, ice: parameters, codecs: offeredCodecs, srtp: key)))
                     callOpen = true
                 }
                 offered = true
@@ -109,6 +109,7 @@ extension CallRun {
             await flushInsights()
             if await hangUpIfPending() { return }
             do throws(PreflightError) {
+                media.use(try AudioCodecs.answered(codec: answer.codec, payloadType: answer.payloadType, offered: offeredCodecs))
                 if let srtpKey, let remote = answer.srtp {
                     try media.encrypt(sending: srtpKey, receiving: try remote.material())
                 }
@@ -203,8 +204,9 @@ extension CallRun {
         mediaStarted = true
         media.sendReport(at: .now)
         let media = media
-        var source = CallAudioSource(switchboard: audio)
-        if !options.fakeMicInput, let input = options.audioInput { source.input = ExternalAudioMediaSource(input: input) }
+        let codec = media.codec
+        var source = CallAudioSource(switchboard: audio, codec: codec)
+        if !options.fakeMicInput, let input = options.audioInput { source.input = ExternalAudioMediaSource(input: input, codec: codec) }
         group.addTask { await media.send(source) }
         group.post(.sampleTick, to: inputs, every: .seconds(1))
     }
@@ -214,7 +216,7 @@ extension CallRun {
     mutating func takeSample() {
         guard call.state == .connected || call.state == .reconnecting else { return }
         let now = ContinuousClock.now
-        let sample = media.takeSample(at: now, codec: "PCMU")
+        let sample = media.takeSample(at: now, codec: media.codec.format.name)
         call.emit(.sample(sample))
         let update = warnings.ingest(sample, muted: call.isMuted, onHold: call.isOnHold)
         note(update)

@@ -13,8 +13,9 @@ extension CallRun {
         let origin = ContinuousClock.now
         let ice: ICEAgentDriver
         let media: MediaSession
+        let codecs: [String]
         do {
-            (ice, media) = try await makeMedia(
+            (ice, media, codecs) = try await makeMedia(
                 options: options.callOptions, edgeURL: options.edgeURL, startTime: startTime, origin: origin,
                 logger: call.logger, audio: call.audio, inputs: inputs)
         } catch {
@@ -46,7 +47,7 @@ extension CallRun {
             call.storage.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: signaling, ice: ice, media: media, audio: call.audio, inputs: inputs,
-                options: options.callOptions, params: options.params, startTime: startTime)
+                options: options.callOptions, params: options.params, offeredCodecs: codecs, startTime: startTime)
             await run.loop(stream, group: &group)
             await run.finish()
             await signaling.close()
@@ -65,8 +66,9 @@ extension CallRun {
         let origin = ContinuousClock.now
         let ice: ICEAgentDriver
         let media: MediaSession
+        let codecs: [String]
         do {
-            (ice, media) = try await makeMedia(
+            (ice, media, codecs) = try await makeMedia(
                 options: options.callOptions, edgeURL: registration.signaling.configuration.url, startTime: startTime,
                 origin: origin, logger: call.logger, audio: call.audio, inputs: inputs)
         } catch {
@@ -85,7 +87,7 @@ extension CallRun {
             call.storage.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: registration.signaling, ice: ice, media: media, audio: call.audio,
-                inputs: inputs, options: options.callOptions, params: [:], startTime: startTime)
+                inputs: inputs, options: options.callOptions, params: [:], offeredCodecs: codecs, startTime: startTime)
             run.callSid = invite.callSid
             ice.gather(servers: registration.welcome.iceServers + options.callOptions.iceServers)
             await run.loop(stream, group: &group)

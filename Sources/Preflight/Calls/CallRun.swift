@@ -20,6 +20,8 @@ struct CallRun {
     let options: CallOptions
     /// The caller's parameters for the edge's application (`To`, custom parameters).
     let params: [String: String]
+    /// The invite's or accept's codecs: the preferences this build can send.
+    let offeredCodecs: [String]
     let startTime: Int64
     var logger: Logger { call.logger }
 
@@ -65,15 +67,17 @@ struct CallRun {
 }
 
 extension CallRun {
-    /// The ICE agent and media session of a call, bound to fresh sockets.
-    /// Fails with 70005 when `fakeMicInput` is false and there is no `audioInput`.
+    /// The ICE agent and media session of a call, bound to fresh sockets, and the codecs to offer.
+    /// Fails with 70005 when `fakeMicInput` is false and there is no `audioInput`, 70103 when
+    /// no preferred codec can be sent.
     static func makeMedia(
         options: CallOptions, edgeURL: String, startTime: Int64, origin: ContinuousClock.Instant, logger: Logger,
         audio: CallAudioSource.Switch, inputs: AsyncStream<Input>.Continuation
-    ) async throws(PreflightError) -> (ICEAgentDriver, MediaSession) {
+    ) async throws(PreflightError) -> (ICEAgentDriver, MediaSession, codecs: [String]) {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
+        let codecs = try AudioCodecs.offer(options.preferredAudioCodecs)
         let audioReceived: (@Sendable ([Int16]) -> Void)?
         if let output = options.audioOutput {
             // On hold the far party's audio is not played ("the remote's playback disabled").
@@ -96,7 +100,7 @@ extension CallRun {
             telephoneEvents: { report in
                 if case .started = report, let digit = report.character { inputs.yield(.digit(digit)) }
             }, audioReceived: audioReceived)
-        return (ice, media)
+        return (ice, media, codecs)
     }
 
     mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async {

@@ -65,16 +65,17 @@ public struct CallMeter: Sendable {
     ///   - clockRate: units of `senderTime` per second.
     ///   - arrival: arrival time, seconds on the receiver's monotonic clock.
     ///   - bytes: its size (UDP payload).
-    ///   - audioLevel: the peak level of its decoded payload, 0…32767.
+    ///   - audioLevel: the peak level of its decoded payload, 0…32767; `nil` for a packet whose
+    ///     audio was not decoded (late, repeated, not audio), which leaves the level as it was.
     /// - Returns: what the receive statistics did with it (duplicates and reordering are not loss).
     @discardableResult
     public mutating func recordReceived(
         ssrc: UInt32, sequenceNumber: UInt16, senderTime: UInt32, clockRate: Int, arrival: Double,
-        bytes: Int, audioLevel: Int
+        bytes: Int, audioLevel: Int?
     ) -> ReceiveStatistics.Outcome {
         packetsReceived += 1
         bytesReceived += bytes
-        outputLevel = audioLevel
+        if let audioLevel { outputLevel = audioLevel }
         receivedInInterval = true
         if downlinkSSRC != ssrc {
             downlinkSSRC = ssrc

@@ -4,7 +4,7 @@ extension DTMFSender {
     public struct Packet: Sendable, Hashable {
         /// When to send it, on the clock of the sender's start time (seconds).
         public var dueTime: Double
-        /// When to send it, in RTP timestamp units (1/8000 s) after the sender's start: exact,
+        /// When to send it, in RTP timestamp units (of ``DTMFSenderConfiguration/clockRate``) after the sender's start: exact,
         /// where ``dueTime`` is rounded.
         public var offset: Int
         /// The marker bit: set on the first packet of each event (RFC 4733 §2.5.1.3).

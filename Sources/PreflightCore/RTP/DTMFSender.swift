@@ -50,7 +50,7 @@ public struct DTMFSender: Sendable {
                 code: .invalidArgument,
                 message: "DTMF: a digit string has 1 to \(configuration.maximumDigitCount) characters, got \(characters.isEmpty ? "none" : "more")")
         }
-        let samplesPerMillisecond = TelephoneEvent.clockRate / 1000
+        let samplesPerMillisecond = configuration.clockRate / 1000
         let tone = configuration.toneMilliseconds &* samplesPerMillisecond
         let interval = configuration.packetIntervalMilliseconds &* samplesPerMillisecond
         var packets: [Packet] = []
@@ -58,7 +58,7 @@ public struct DTMFSender: Sendable {
         var offset = 0
         func packet(at packetOffset: Int, marker: Bool, event: TelephoneEvent, timestamp: UInt32) throws(PreflightError) -> Packet {
             Packet(
-                dueTime: startTime + Double(packetOffset) / Double(TelephoneEvent.clockRate), offset: packetOffset,
+                dueTime: startTime + Double(packetOffset) / Double(configuration.clockRate), offset: packetOffset,
                 marker: marker, payloadType: configuration.payloadType, timestamp: timestamp, event: event,
                 payload: try event.encoded())
         }
@@ -130,7 +130,7 @@ public struct DTMFSender: Sendable {
 
     /// The time `offset` RTP timestamp units after ``startTime``.
     func time(at offset: Int) -> Double {
-        startTime + Double(offset) / Double(TelephoneEvent.clockRate)
+        startTime + Double(offset) / Double(configuration.clockRate)
     }
 
     static func validate(_ configuration: DTMFSenderConfiguration) throws(PreflightError) {
@@ -147,6 +147,17 @@ public struct DTMFSender: Sendable {
         for (name, value, range) in checks where !range.contains(value) {
             throw PreflightError(
                 code: .invalidArgument, message: "DTMF: \(name) is \(value), must be \(range.lowerBound)–\(range.upperBound)")
+        }
+        guard [8000, 16000, 48000].contains(configuration.clockRate) else {
+            throw PreflightError(code: .invalidArgument, message: "DTMF: clockRate is \(configuration.clockRate), must be 8000, 16000 or 48000")
+        }
+        // The duration field has 16 bits: 8.19 s at 8 kHz, 1.36 s at 48 kHz. A longer tone would
+        // need RFC 4733 §2.5.2.3's segments, which this sender does not make.
+        let longest = 65535 / (configuration.clockRate / 1000)
+        guard configuration.toneMilliseconds <= longest else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "DTMF: toneMilliseconds is \(configuration.toneMilliseconds), at most \(longest) at \(configuration.clockRate) Hz")
         }
     }
 }

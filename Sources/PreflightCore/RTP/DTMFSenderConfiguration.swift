@@ -1,8 +1,11 @@
 /// How a ``DTMFSender`` plays digits. The defaults follow Twilio's `sendDigits`: 100 ms tones,
 /// 50 ms between digits, 500 ms for each `w`.
 public struct DTMFSenderConfiguration: Sendable, Hashable {
-    /// The payload type bound to "telephone-event/8000" in signaling. Default 101.
+    /// The payload type bound to "telephone-event" in signaling. Default 101.
     public var payloadType: UInt8 = TelephoneEvent.defaultPayloadType
+    /// The RTP clock of the events, Hz: the audio stream's they travel in (RFC 4733 §2.1):
+    /// 8,000 beside PCMU (default), 48,000 beside Opus. Durations and timestamps count in it.
+    public var clockRate = TelephoneEvent.clockRate
     /// The volume of every tone, 0–63 (−dBm0). Default 10.
     public var volume: UInt8 = 10
     /// How long each tone lasts (ms), 20–5000. Default 100.

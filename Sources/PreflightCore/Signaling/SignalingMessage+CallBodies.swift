@@ -9,13 +9,17 @@ extension SignalingMessage {
         public var to: String
         /// The caller's custom parameters (the invite's `params` but `To`).
         public var params: [String: String]
+        /// The call's codec (`"PCMU"`, `"opus"`): both parties carry the caller's, so an `accept`
+        /// must offer it. Absent from edges before Opus, whose calls are PCMU.
+        public var codec: String?
 
         /// Creates the body.
-        public init(callSid: String, from: String, to: String, params: [String: String] = [:]) {
+        public init(callSid: String, from: String, to: String, params: [String: String] = [:], codec: String? = nil) {
             self.callSid = callSid
             self.from = from
             self.to = to
             self.params = params
+            self.codec = codec
         }
     }
 

@@ -37,6 +37,8 @@ final class CallRouter: Sendable {
     private struct Call {
         let callSid: String
         let caller: Party
+        /// The codec both legs carry: the caller's, chosen from its invite.
+        let format: AudioPayloadFormat
         var ringing: [String: Party]
         var callee: Party?
         var ufrags: [String: String] = [:]
@@ -81,10 +83,11 @@ final class CallRouter: Sendable {
 
     // MARK: Calls
 
-    /// Rings every registered, free device of `identity` for a call from `caller`.
+    /// Rings every registered, free device of `identity` for a call from `caller` that carries
+    /// `format` (the `incoming` names it: a device must accept with it).
     /// - Throws: 31480 when no device is registered, 31486 when every one is busy.
     func dial(
-        callSid: String, from caller: Party, identity: String, to: String, params: [String: String]
+        callSid: String, from caller: Party, identity: String, to: String, params: [String: String], format: AudioPayloadFormat
     ) throws(PreflightError) {
         try state.withLock { state throws(PreflightError) in
             let devices = state.registrations[Self.key(caller.account, identity)]?.values.filter { $0.sessionId != caller.sessionId } ?? []
@@ -97,14 +100,21 @@ final class CallRouter: Sendable {
             guard !free.isEmpty else {
                 throw PreflightError(code: .calleeBusy, message: "call: every device of \(UntrustedText.quoted(to)) is busy")
             }
-            state.calls[callSid] = Call(callSid: callSid, caller: caller, ringing: Dictionary(uniqueKeysWithValues: free.map { ($0.sessionId, $0) }))
+            state.calls[callSid] = Call(
+                callSid: callSid, caller: caller, format: format, ringing: Dictionary(uniqueKeysWithValues: free.map { ($0.sessionId, $0) }))
             state.busy[caller.sessionId] = callSid
-            let incoming = SignalingMessage.Incoming(callSid: callSid, from: "client:\(caller.identity)", to: to, params: params)
+            let incoming = SignalingMessage.Incoming(
+                callSid: callSid, from: "client:\(caller.identity)", to: to, params: params, codec: format.name)
             for device in free {
                 state.offers[device.sessionId, default: []].insert(callSid)
                 device.inbox.post(.call(.incoming(incoming)))
             }
         }
+    }
+
+    /// The codec of a call ringing or bridged here, `nil` for an unknown call.
+    func format(of callSid: String) -> AudioPayloadFormat? {
+        state.withLock { $0.calls[callSid]?.format }
     }
 
     /// The callee's `accept` on `party`: the first one wins the call.

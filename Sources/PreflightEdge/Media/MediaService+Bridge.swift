@@ -19,8 +19,14 @@ extension MediaService {
         _ = session.uplink.record(
             sequenceNumber: header.sequenceNumber,
             rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
-            arrival: now, clockRate: sendTime == nil ? MuLaw.clockRate : MediaExtension.sendTimeClockRate)
+            arrival: now, clockRate: sendTime == nil ? session.format.clockRate : MediaExtension.sendTimeClockRate)
         if session.firstMediaTime == nil { session.firstMediaTime = now }
+        // Both legs negotiated the same codec: anything else is not passed to the other party.
+        guard header.payloadType == session.format.payloadType || header.payloadType == TelephoneEvent.defaultPayloadType else {
+            state.sessions[ufrag] = session
+            state.counters.droppedWrongPayloadType += 1
+            return .drop
+        }
         if header.payloadType == TelephoneEvent.defaultPayloadType {
             // Digits pass through like audio; the edge notes them for its log.
             let payload = ArraySlice(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))

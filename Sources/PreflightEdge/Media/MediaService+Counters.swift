@@ -34,6 +34,9 @@ extension MediaService {
         public var droppedOverBudget = 0
         /// Frames not recorded because a recording byte budget was spent.
         public var droppedOverRecordingBudget = 0
+        /// RTP packets of a payload type other than the session's codec (or RFC 4733 events on a
+        /// bridge): not recorded, not bridged.
+        public var droppedWrongPayloadType = 0
         /// Uplink probe packets received and recorded for their client.
         public var probePacketsReceived = 0
         /// Downlink probe packets sent.

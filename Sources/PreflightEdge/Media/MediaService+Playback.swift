@@ -13,7 +13,7 @@ extension MediaService {
             guard state.sessions[localUfrag] != nil else { return nil }
             state.sessions[localUfrag]?.recordingClosed = true
             guard let session = state.sessions[localUfrag] else { return nil }
-            return (session.recording, session.recordingPayloadType)
+            return (session.recording, session.format.payloadType)
         }
         guard let frames, !frames.frames.isEmpty else { return 0 }
         let clock = ContinuousClock()

@@ -15,7 +15,8 @@ extension MediaService {
     public func addProbeSession(_ credentials: ICELiteCredentials, expectedUplinkBitrate: Int?, expectedDownlinkBitrate: Int?) {
         let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
         var random = SystemRandomNumberGenerator()
-        var session = Session(credentials: credentials, key: key, application: .echo, ssrc: random.next(), sequence: random.next())
+        var session = Session(
+            credentials: credentials, key: key, application: .echo, format: .pcmu, ssrc: random.next(), sequence: random.next())
         session.probe = ProbeSession(expectedUplink: expectedUplinkBitrate, expectedDownlink: expectedDownlinkBitrate, now: now)
         state.withLock { $0.sessions[credentials.localUfrag] = session }
     }

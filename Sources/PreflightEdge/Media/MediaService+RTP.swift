@@ -36,13 +36,18 @@ extension MediaService {
         let outcome = session.uplink.record(
             sequenceNumber: header.sequenceNumber,
             rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
-            arrival: now, clockRate: sendTime == nil ? MuLaw.clockRate : MediaExtension.sendTimeClockRate)
+            arrival: now, clockRate: sendTime == nil ? session.format.clockRate : MediaExtension.sendTimeClockRate)
         if session.firstMediaTime == nil { session.firstMediaTime = now }
         let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
         switch session.application {
         case .recordPlayback:
             guard outcome != .duplicate, !session.recordingClosed, session.recording.count < session.recordingFrameLimit
             else { return nil }
+            // One codec a recording: played back, a packet of another type would be noise.
+            guard header.payloadType == session.format.payloadType else {
+                state.counters.droppedWrongPayloadType += 1
+                return nil
+            }
             // Bytes, not only frames: 250 frames of 2 KB each from every session would hold
             // 500 KB a session; the budgets bound each recording and all of them together.
             guard session.recordingBytes + payload.count <= configuration.maximumRecordingBytes,
@@ -54,7 +59,6 @@ extension MediaService {
             session.recording.append(payload)
             session.recordingBytes += payload.count
             state.recordingBytes += payload.count
-            session.recordingPayloadType = header.payloadType
             state.counters.packetsRecorded += 1
             return nil
         case nil:
@@ -99,15 +103,15 @@ extension MediaService {
             ssrc: report.ssrc, fractionLost: interval.fractionLost,
             cumulativeLost: Int32(clamping: session.uplink.lost),
             extendedHighestSequenceNumber: session.uplink.extendedHighestSequenceNumber,
-            // In the stream's RTP units (8 kHz for PCMU), as RFC 3550 defines the field.
-            interarrivalJitter: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * Double(MuLaw.clockRate) / 1000)),
+            // In the stream's RTP units (8 kHz for PCMU, 48 kHz for Opus), as RFC 3550 defines the field.
+            interarrivalJitter: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * Double(session.format.clockRate) / 1000)),
             lastSenderReport: report.ntpTimestamp.middle32Bits,
             delaySinceLastSenderReport: UInt32(clamping: Int64((sent - now) * 65536)))
         let answer: RTCPPacket =
             session.packetsSent > 0
             ? .senderReport(
                 RTCPSenderReport(
-                    ssrc: session.ssrc, ntpTimestamp: NTPTimestamp(unixTime: 0), rtpTimestamp: Self.rtpTimestamp(sent),
+                    ssrc: session.ssrc, ntpTimestamp: NTPTimestamp(unixTime: 0), rtpTimestamp: Self.rtpTimestamp(sent, clockRate: session.format.clockRate),
                     packetCount: UInt32(truncatingIfNeeded: session.packetsSent),
                     octetCount: UInt32(truncatingIfNeeded: session.octetsSent), reportBlocks: [block]))
             : .receiverReport(RTCPReceiverReport(ssrc: session.ssrc, reportBlocks: [block]))

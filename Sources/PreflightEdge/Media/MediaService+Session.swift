@@ -8,6 +8,9 @@ extension MediaService {
         let key: STUNIntegrityKey
         /// The test application, or `nil` for a leg of a bridged call.
         let application: TestApplication?
+        /// The call's codec: its payload type is recorded and bridged, its clock stamps what the
+        /// edge originates and scales RTCP jitter.
+        let format: AudioPayloadFormat
         /// A bridge leg's other leg once linked: its local ufrag and what to add to this leg's
         /// RTP timestamps for that leg's stream.
         var partner: (ufrag: String, timestampOffset: UInt32)?
@@ -29,20 +32,19 @@ extension MediaService {
         var recordingClosed = false
         /// The frames this session may record (record-playback's interval).
         var recordingFrameLimit = 0
-        var recordingPayloadType: UInt8 = MuLaw.payloadType
         var firstMediaTime: Double?
         /// A last-mile probe's state, for a probe session.
         var probe: ProbeSession?
 
-        /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, its
-        /// 8 kHz clock at `seconds`) and counts it for the session's sender reports.
+        /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, the
+        /// codec's clock at `seconds`) and counts it for the session's sender reports.
         mutating func originate(
             _ payload: [UInt8], payloadType: UInt8, marker: Bool, at seconds: Double, timestamp: UInt32? = nil,
             headerExtension: RTPHeaderExtension
         ) -> [UInt8]? {
             let packet = RTPPacket(
                 marker: marker, payloadType: payloadType, sequenceNumber: sequence,
-                timestamp: timestamp ?? MediaService.rtpTimestamp(seconds), ssrc: ssrc, headerExtension: headerExtension,
+                timestamp: timestamp ?? MediaService.rtpTimestamp(seconds, clockRate: format.clockRate), ssrc: ssrc, headerExtension: headerExtension,
                 payload: payload[...])
             guard let encoded = try? packet.encoded() else { return nil }
             sequence &+= 1

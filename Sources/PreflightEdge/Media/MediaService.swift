@@ -50,11 +50,16 @@ public final class MediaService: Sendable {
     /// - Parameter recordingFrames: the frames a record-playback session records (its interval
     ///   in 20 ms frames), at most ``Configuration/maximumRecordingFrames``, which is also the
     ///   default.
-    public func addSession(_ credentials: ICELiteCredentials, application: TestApplication = .echo, recordingFrames: Int? = nil) {
+    /// - Parameter format: the call's codec (its payload type is the one recorded, its clock
+    ///   stamps what the edge sends); PCMU by default.
+    public func addSession(
+        _ credentials: ICELiteCredentials, application: TestApplication = .echo, recordingFrames: Int? = nil,
+        format: AudioPayloadFormat = .pcmu
+    ) {
         let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
         var random = SystemRandomNumberGenerator()
         var session = Session(
-            credentials: credentials, key: key, application: application, ssrc: random.next(),
+            credentials: credentials, key: key, application: application, format: format, ssrc: random.next(),
             sequence: random.next())
         session.recordingFrameLimit = max(0, min(recordingFrames ?? configuration.maximumRecordingFrames, configuration.maximumRecordingFrames))
         state.withLock { $0.sessions[credentials.localUfrag] = session }
@@ -66,13 +71,16 @@ public final class MediaService: Sendable {
     ///   client sends is decrypted with `receive` (and refused unless it authenticates), what the
     ///   edge sends it is encrypted with `send`; `nil` for plain RTP.
     /// - Throws: 70002 for keying material that cannot make a context.
+    /// - Parameter format: the call's codec, the same on both legs: only its payload type and
+    ///   RFC 4733 events are forwarded. PCMU by default.
     public func addBridgeLeg(
-        _ credentials: ICELiteCredentials, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial)? = nil
+        _ credentials: ICELiteCredentials, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial)? = nil,
+        format: AudioPayloadFormat = .pcmu
     ) throws(PreflightError) {
         let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
         var random = SystemRandomNumberGenerator()
         var session = Session(
-            credentials: credentials, key: key, application: nil, ssrc: random.next(), sequence: random.next())
+            credentials: credentials, key: key, application: nil, format: format, ssrc: random.next(), sequence: random.next())
         if let srtp {
             session.srtpIn = try SRTPContext(keyingMaterial: srtp.receive)
             session.srtpOut = try SRTPContext(keyingMaterial: srtp.send)
@@ -275,8 +283,9 @@ public final class MediaService: Sendable {
     }
 
     /// The edge's RTP clock (8 kHz) at `seconds`, wrapping.
-    static func rtpTimestamp(_ seconds: Double) -> UInt32 {
-        UInt32(truncatingIfNeeded: UInt64(max(0, seconds * Double(MuLaw.clockRate))))
+    /// The RTP timestamp at `seconds` on the service's clock, at `clockRate` Hz.
+    static func rtpTimestamp(_ seconds: Double, clockRate: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: UInt64(max(0, min(seconds, 1e9) * Double(clockRate))))
     }
 
 }

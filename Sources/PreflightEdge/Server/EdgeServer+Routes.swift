@@ -79,7 +79,8 @@ extension EdgeServer {
             "mediaSessions":\(media.sessionCount),"packetsEchoed":\(counters.packetsEchoed),\
             "droppedMalformed":\(counters.droppedMalformed),"droppedUnverified":\(counters.droppedUnverified),\
             "droppedRateLimited":\(counters.droppedRateLimited),"droppedOverBudget":\(counters.droppedOverBudget),\
-            "droppedOverRecordingBudget":\(counters.droppedOverRecordingBudget),"httpConnections":\(http.open),\
+            "droppedOverRecordingBudget":\(counters.droppedOverRecordingBudget),\
+            "droppedWrongPayloadType":\(counters.droppedWrongPayloadType),"httpConnections":\(http.open),\
             "httpRefused":\(http.refused),"httpHeaderTimeouts":\(http.headerTimeouts),"httpIdleTimeouts":\(http.idleTimeouts)}
             """
     }

@@ -114,7 +114,7 @@ extension SessionLoop {
             call.answered = true
             if call.ufrag == nil {
                 // answerOnBridge: the caller's media opens only now.
-                guard let leg = try? openLeg(remoteUfrag: call.remoteUfrag, srtp: call.srtp) else {
+                guard let leg = try? openLeg(remoteUfrag: call.remoteUfrag, srtp: call.srtp, format: call.format) else {
                     let reason = "the caller's media could not open"
                     await send(.hangup(.init(callSid: callSid, reason: reason, code: PreflightError.Code.connectionError.rawValue)))
                     edge.calls.hangUp(callSid: callSid, by: sessionId, reason: reason, code: .connectionError)
@@ -123,7 +123,7 @@ extension SessionLoop {
                 }
                 call.ufrag = leg.ufrag
                 await send(.answer(.init(
-                    callSid: callSid, ice: leg.ice, codec: call.codec, payloadType: MuLaw.payloadType, application: "dial",
+                    callSid: callSid, ice: leg.ice, codec: call.format.name, payloadType: call.format.payloadType, application: "dial",
                     srtp: leg.srtp)))
                 edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: leg.ufrag)
             }

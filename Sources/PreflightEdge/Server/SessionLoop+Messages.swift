@@ -80,12 +80,12 @@ extension SessionLoop {
                     code: .callDeclined, message: "call: application \(UntrustedText.quoted(sid)) is not served by this edge")
             }
             let recording = application == .recordPlayback ? try Self.recordingInterval(invite.params) : nil
-            let (callSid, ufrag) = try await session.answer(
+            let (callSid, ufrag, format) = try await session.answer(
                 invite, application: application, claims: claims, recording: recording, send: { await send($0) })
             openLog(callSid: callSid, claims: claims, role: .caller)
             enter(.inCall(.init(
                 callSid: callSid, ufrag: ufrag, application: application, role: .caller, answered: true,
-                remoteUfrag: invite.ice.ufrag, codec: "PCMU", srtp: nil, claims: claims)), timers: &timers)
+                remoteUfrag: invite.ice.ufrag, format: format, srtp: nil, claims: claims)), timers: &timers)
             if application == .recordPlayback {
                 let inbox = inbox
                 let session = session
@@ -120,23 +120,23 @@ extension SessionLoop {
         claims: AccessTokenClaims, timers: inout TaskGroup<Void>
     ) async throws(PreflightError) {
         guard let party else { return }
-        let codec = try session.validateOffer(ice: invite.ice, codecs: invite.codecs)
+        let format = try session.validateOffer(ice: invite.ice, codecs: invite.codecs)
         let srtp = try invite.srtp?.material()
         var random = SystemRandomNumberGenerator()
         let callSid = "CA" + SignalingSession.hex(&random, bytes: 16)
         var params = invite.params
         params.removeValue(forKey: "To")
-        try edge.calls.dial(callSid: callSid, from: party, identity: identity, to: to, params: params)
+        try edge.calls.dial(callSid: callSid, from: party, identity: identity, to: to, params: params, format: format)
         openLog(callSid: callSid, claims: claims, role: .caller)
         await send(.ringing(callSid: callSid))
         var call = SignalingSession.ActiveCall(
-            callSid: callSid, application: nil, role: .caller, remoteUfrag: invite.ice.ufrag, codec: codec, srtp: srtp,
+            callSid: callSid, application: nil, role: .caller, remoteUfrag: invite.ice.ufrag, format: format, srtp: srtp,
             claims: claims)
         if !dial.answerOnBridge {
-            let (ufrag, ice, key) = try openLeg(remoteUfrag: invite.ice.ufrag, srtp: srtp)
+            let (ufrag, ice, key) = try openLeg(remoteUfrag: invite.ice.ufrag, srtp: srtp, format: format)
             call.ufrag = ufrag
             await send(.answer(.init(
-                callSid: callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial", srtp: key)))
+                callSid: callSid, ice: ice, codec: format.name, payloadType: format.payloadType, application: "dial", srtp: key)))
             edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: ufrag)
         }
         enter(.inCall(call), timers: &timers)
@@ -152,14 +152,23 @@ extension SessionLoop {
     /// `accept` of a call ringing here: the first device to accept gets it; one that comes too
     /// late (cancelled, answered elsewhere, busy here) gets a `hangup` with 31000 and the session goes on.
     mutating func answerIncoming(_ accept: SignalingMessage.Accept, timers: inout TaskGroup<Void>) async -> SignalingSession.Disposition {
-        let codec: String
+        let format: AudioPayloadFormat
         let srtp: SRTPKeyingMaterial?
         do throws(PreflightError) {
-            codec = try session.validateOffer(ice: accept.ice, codecs: accept.codecs)
+            try accept.ice.validate()
             srtp = try accept.srtp?.material()
         } catch {
             await fail(error, callSid: accept.callSid)
             return .end
+        }
+        do throws(PreflightError) {
+            // Both legs carry the caller's codec: a device that cannot is turned away like one
+            // that accepts too late, and the call rings on elsewhere.
+            format = try session.validateOffer(ice: accept.ice, codecs: accept.codecs, required: edge.calls.format(of: accept.callSid))
+        } catch {
+            if offered.remove(accept.callSid) != nil { edge.calls.reject(callSid: accept.callSid, by: sessionId) }
+            await send(.hangup(.init(callSid: accept.callSid, reason: error.message, code: error.code.rawValue)))
+            return .proceed
         }
         guard offered.remove(accept.callSid) != nil, case .ready(let claims) = phase, let party,
             edge.calls.accept(callSid: accept.callSid, by: party)
@@ -173,18 +182,18 @@ extension SessionLoop {
         openLog(callSid: accept.callSid, claims: claims, role: .callee)
         let leg: (ufrag: String, ice: ICEParameters, srtp: SignalingMessage.SRTPKey?)
         do throws(PreflightError) {
-            leg = try openLeg(remoteUfrag: accept.ice.ufrag, srtp: srtp)
+            leg = try openLeg(remoteUfrag: accept.ice.ufrag, srtp: srtp, format: format)
         } catch {
             edge.calls.hangUp(callSid: accept.callSid, by: sessionId, reason: "the callee's media could not open", code: .connectionError)
             await fail(error, callSid: accept.callSid)
             return .end
         }
         await send(.answer(.init(
-            callSid: accept.callSid, ice: leg.ice, codec: codec, payloadType: MuLaw.payloadType, application: "dial", srtp: leg.srtp)))
+            callSid: accept.callSid, ice: leg.ice, codec: format.name, payloadType: format.payloadType, application: "dial", srtp: leg.srtp)))
         edge.calls.attachMedia(callSid: accept.callSid, sessionId: sessionId, ufrag: leg.ufrag)
         enter(.inCall(.init(
             callSid: accept.callSid, ufrag: leg.ufrag, application: nil, role: .callee, answered: true,
-            remoteUfrag: accept.ice.ufrag, codec: codec, srtp: srtp, claims: claims)), timers: &timers)
+            remoteUfrag: accept.ice.ufrag, format: format, srtp: srtp, claims: claims)), timers: &timers)
         logger.info("call answered", metadata: ["callSid": "\(accept.callSid)"])
         return .proceed
     }
@@ -247,12 +256,12 @@ extension SessionLoop {
 
     /// Opens a bridge leg for the client's ICE ufrag, encrypted when the client offered a key
     /// (the edge then makes its own for this leg): the edge's ICE parameters and SRTP key.
-    func openLeg(remoteUfrag: String, srtp offered: SRTPKeyingMaterial?) throws(PreflightError) -> (
+    func openLeg(remoteUfrag: String, srtp offered: SRTPKeyingMaterial?, format: AudioPayloadFormat) throws(PreflightError) -> (
         ufrag: String, ice: ICEParameters, srtp: SignalingMessage.SRTPKey?
     ) {
         let sending = offered.map { _ in SRTPKeyingMaterial.random() }
         let keys = offered.flatMap { receive in sending.map { (receive: receive, send: $0) } }
-        let (ufrag, ice) = try session.openMedia(remoteUfrag: remoteUfrag, application: nil, srtp: keys)
+        let (ufrag, ice) = try session.openMedia(remoteUfrag: remoteUfrag, application: nil, srtp: keys, format: format)
         return (ufrag, ice, sending.map(SignalingMessage.SRTPKey.init))
     }
 }

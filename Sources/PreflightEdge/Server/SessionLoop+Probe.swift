@@ -17,10 +17,11 @@ extension SessionLoop {
             var random = SystemRandomNumberGenerator()
             let callSid = "PB" + SignalingSession.hex(&random, bytes: 16)
             let (ufrag, ice) = try session.openMedia(remoteUfrag: probe.ice.ufrag, application: .echo, probe: probe)
-            await send(.answer(.init(callSid: callSid, ice: ice, codec: "PCMU", payloadType: MuLaw.payloadType, application: "probe")))
+            let format = AudioPayloadFormat.pcmu
+            await send(.answer(.init(callSid: callSid, ice: ice, codec: format.name, payloadType: format.payloadType, application: "probe")))
             var call = SignalingSession.ActiveCall(
                 callSid: callSid, ufrag: ufrag, application: .echo, role: .caller, answered: true, remoteUfrag: probe.ice.ufrag,
-                codec: "PCMU", srtp: nil, claims: claims)
+                format: format, srtp: nil, claims: claims)
             call.isProbe = true
             enter(.inCall(call), timers: &timers)
             let inbox = inbox

@@ -3,15 +3,28 @@ import Logging
 import PreflightCore
 
 extension SignalingSession {
-    /// The codec of an offer (`invite`, `accept`), once its ICE parameters are valid.
-    /// - Throws: 70002 for invalid ICE parameters, 70103 without PCMU.
-    func validateOffer(ice: ICEParameters, codecs: [String]) throws(PreflightError) -> String {
+    /// The codec of an offer (`invite`, `accept`), once its ICE parameters are valid: the
+    /// offerer's first preference among those the edge speaks (PCMU, opus), or `required` (a
+    /// bridged call's codec, which both legs share: the edge does not transcode).
+    /// - Throws: 70002 for invalid ICE parameters, 70103 when no offered codec fits.
+    func validateOffer(
+        ice: ICEParameters, codecs: [String], required: AudioPayloadFormat? = nil
+    ) throws(PreflightError) -> AudioPayloadFormat {
         try ice.validate()
-        guard let codec = codecs.first(where: { $0.uppercased() == "PCMU" }) else {
-            throw PreflightError(
-                code: .unsupportedCodec, message: "call: none of the codecs \(UntrustedText.excerpt("\(codecs)", limit: 120)) is supported; the edge speaks PCMU")
+        if let required {
+            guard codecs.prefix(16).contains(where: { AudioPayloadFormat.named($0) == required }) else {
+                throw PreflightError(
+                    code: .unsupportedCodec,
+                    message: "call: the call's codec is \(required.name) (both parties of a call share one) and \(UntrustedText.excerpt("\(codecs)", limit: 120)) does not offer it")
+            }
+            return required
         }
-        return codec.uppercased()
+        guard let format = AudioPayloadFormat.firstKnown(of: codecs) else {
+            throw PreflightError(
+                code: .unsupportedCodec,
+                message: "call: none of the codecs \(UntrustedText.excerpt("\(codecs)", limit: 120)) is supported; the edge speaks PCMU and opus")
+        }
+        return format
     }
 
     /// Opens a media session for a client's ICE ufrag: a test application's, or (`nil`) a leg of
@@ -21,7 +34,7 @@ extension SignalingSession {
     /// - Parameter recording: how long a record-playback session records.
     func openMedia(
         remoteUfrag: String, application: TestApplication?, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial)? = nil,
-        probe: SignalingMessage.Probe? = nil, recording: Duration? = nil
+        probe: SignalingMessage.Probe? = nil, recording: Duration? = nil, format: AudioPayloadFormat = .pcmu
     ) throws(PreflightError) -> (ufrag: String, ice: ICEParameters) {
         let (ufrag, password) = ICEParameters.randomCredentials()
         let credentials = ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: remoteUfrag)
@@ -31,9 +44,10 @@ extension SignalingSession {
         } else if let application {
             edge.media.addSession(
                 credentials, application: application,
-                recordingFrames: Int(((recording ?? edge.configuration.recordingDuration) / .milliseconds(20)).rounded(.up)))
+                recordingFrames: Int(((recording ?? edge.configuration.recordingDuration) / .milliseconds(20)).rounded(.up)),
+                format: format)
         } else {
-            try edge.media.addBridgeLeg(credentials, srtp: srtp)
+            try edge.media.addBridgeLeg(credentials, srtp: srtp, format: format)
         }
         let candidate = ICECandidate(
             foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
@@ -47,21 +61,21 @@ extension SignalingSession {
     func answer(
         _ invite: SignalingMessage.Invite, application: TestApplication, claims: AccessTokenClaims, recording: Duration? = nil,
         send: (SignalingMessage) async -> Void
-    ) async throws(PreflightError) -> (callSid: String, ufrag: String) {
-        let codec = try validateOffer(ice: invite.ice, codecs: invite.codecs)
+    ) async throws(PreflightError) -> (callSid: String, ufrag: String, format: AudioPayloadFormat) {
+        let format = try validateOffer(ice: invite.ice, codecs: invite.codecs)
         var random = SystemRandomNumberGenerator()
         let callSid = "CA" + Self.hex(&random, bytes: 16)
-        let (ufrag, ice) = try openMedia(remoteUfrag: invite.ice.ufrag, application: application, recording: recording)
+        let (ufrag, ice) = try openMedia(remoteUfrag: invite.ice.ufrag, application: application, recording: recording, format: format)
         await send(.ringing(callSid: callSid))
         await send(.answer(.init(
-            callSid: callSid, ice: ice, codec: codec, payloadType: MuLaw.payloadType, application: application.rawValue)))
+            callSid: callSid, ice: ice, codec: format.name, payloadType: format.payloadType, application: application.rawValue)))
         logger.info(
             "call answered",
             metadata: [
                 "callSid": "\(callSid)", "application": "\(application.rawValue)",
                 "identity": "\(UntrustedText.excerpt(claims.grants.identity ?? ""))",
             ])
-        return (callSid, ufrag)
+        return (callSid, ufrag, format)
     }
 
     /// The record-playback flow: wait for the caller's audio, record it for `recording` (the

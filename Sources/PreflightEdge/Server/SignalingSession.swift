@@ -67,7 +67,7 @@ struct SignalingSession {
         var answered = false
         /// The client's ICE ufrag and the codec chosen (for a caller's media opened late).
         let remoteUfrag: String
-        let codec: String
+        let format: AudioPayloadFormat
         /// The client's SRTP key, when it encrypts.
         let srtp: SRTPKeyingMaterial?
         let claims: AccessTokenClaims

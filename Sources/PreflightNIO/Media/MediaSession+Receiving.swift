@@ -43,9 +43,9 @@ extension MediaSession {
         guard let header = try? RTPHeader(parsing: bytes) else { return }
         let arrivalMicroseconds = microseconds(arrival)
         let payload = UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange])
-        let level = header.payloadType == MuLaw.payloadType ? AudioLevel.peak(ofMuLaw: payload) : 0
+        let codec = state.withLock { $0.codec }
         var senderTime = header.timestamp
-        var clockRate = configuration.clockRate
+        var clockRate = codec.format.clockRate
         let echo = MediaExtension.echoReport(header, in: bytes)
         if let echo {
             senderTime = UInt32(truncatingIfNeeded: echo.edgeSendMicroseconds)
@@ -60,14 +60,16 @@ extension MediaSession {
             }
             for report in reports { handler(report) }
         }
-        if header.payloadType == MuLaw.payloadType, let audioReceived {
-            // Late and repeated packets are not played: they would be heard out of place.
-            let fresh = state.withLock { state -> Bool in
-                if let last = state.lastPlayed, Int16(bitPattern: header.sequenceNumber &- last) <= 0 { return false }
-                state.lastPlayed = header.sequenceNumber
-                return true
+        // The level is the decoded audio's; a packet not decoded (late, repeated, another
+        // type) leaves it as it was.
+        var level: Int?
+        if header.payloadType == codec.format.payloadType {
+            let decoded = decodeInOrder(payload, sequenceNumber: header.sequenceNumber, codec: codec)
+            if let audio = decoded.audio { level = AudioLevel.peak(of: audio) }
+            if let audioReceived {
+                for frame in decoded.concealed { audioReceived(frame) }
+                if let audio = decoded.audio { audioReceived(audio) }
             }
-            if fresh { audioReceived(payload.map(MuLaw.decode)) }
         }
         state.withLock { state in
             if let echo {
@@ -82,9 +84,40 @@ extension MediaSession {
         }
     }
 
+    /// The most lost packets in a row that a codec's concealment fills; a longer gap is a new
+    /// talkspurt (or a stream that restarted), not 20 ms losses to paper over.
+    static let maximumConcealedFrames = 3
+
+    /// Decodes a fresh packet (newer than every packet decoded so far) after concealing the
+    /// frames lost just before it; late and repeated packets are left out, as a jitter buffer
+    /// would drop them, so a stateful decoder (Opus) sees its stream in order. Under the
+    /// session's lock, so that two sockets delivering at once cannot reorder the decoder's input.
+    private func decodeInOrder(
+        _ payload: UnsafeRawBufferPointer, sequenceNumber: UInt16, codec: any AudioCodec
+    ) -> (concealed: [[Int16]], audio: [Int16]?) {
+        state.withLock { state in
+            var gap = 0
+            if let last = state.lastPlayed {
+                let step = Int(Int16(bitPattern: sequenceNumber &- last))
+                guard step > 0 else { return ([], nil) }
+                gap = step - 1
+            }
+            state.lastPlayed = sequenceNumber
+            var concealed: [[Int16]] = []
+            if gap <= Self.maximumConcealedFrames {
+                for _ in 0..<gap {
+                    guard let frame = codec.concealLoss() else { break }
+                    concealed.append(frame)
+                }
+            }
+            return (concealed, codec.decode(payload))
+        }
+    }
+
     func receiveRTCP(_ bytes: [UInt8], arrival instant: ContinuousClock.Instant) {
         guard let compound = try? RTCPCompoundPacket(decoding: bytes) else { return }
         let arrival = ntp(instant)
+        let clockRate = codec.format.clockRate
         for packet in compound.packets {
             let blocks: [RTCPReportBlock]
             switch packet {
@@ -101,7 +134,7 @@ extension MediaSession {
                     state.meter.recordUplink(UplinkReport(
                         expected: UInt32(clamping: expected),
                         received: UInt32(clamping: max(0, expected - Int(block.cumulativeLost))),
-                        jitterMicroseconds: UInt32(clamping: Int(block.interarrivalJitter) * 1_000_000 / configuration.clockRate)))
+                        jitterMicroseconds: UInt32(clamping: Int(block.interarrivalJitter) * 1_000_000 / clockRate)))
                 }
             }
         }

@@ -30,8 +30,11 @@ public final class MediaSession: Sendable {
         var undecryptable = 0
         /// RFC 4733 telephone events received (payload type 101).
         var dtmf = DTMFReceiver()
-        /// The newest sequence number whose audio went to `audioReceived`.
+        /// The newest sequence number whose audio was decoded (and went to `audioReceived`).
         var lastPlayed: UInt16?
+        /// The call's codec: what the received audio is decoded with, whose clock scales the RTP
+        /// timestamps and RTCP jitter. PCMU until ``use(_:)`` says otherwise.
+        var codec: any AudioCodec = PCMUAudioCodec()
     }
 
     struct Protection: Sendable {
@@ -48,9 +51,10 @@ public final class MediaSession: Sendable {
     ///     (the packet is dropped and not counted as sent).
     ///   - telephoneEvents: receives each RFC 4733 event (DTMF digit) the remote side sends, once
     ///     as it starts and once as it ends; `nil` to ignore them.
-    ///   - audioReceived: receives each PCMU packet's audio, decoded to 8 kHz linear PCM, in
-    ///     arrival order (duplicates and packets from before the newest are left out); `nil` to
-    ///     only measure it.
+    ///   - audioReceived: receives each audio packet's audio, decoded by the session's codec to
+    ///     8 kHz linear PCM, in arrival order (duplicates and packets from before the newest are
+    ///     left out; a codec that conceals losses fills gaps of up to 3 packets); `nil` to only
+    ///     measure it.
     public init(
         configuration: MediaSessionConfiguration, origin: ContinuousClock.Instant, wallClockOrigin: Double,
         transmit: @escaping @Sendable ([UInt8]) -> Bool, telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)? = nil,
@@ -66,6 +70,15 @@ public final class MediaSession: Sendable {
         meter.countsReorderedAsLost = configuration.countsReorderedAsLost
         state = Mutex(State(meter: meter))
     }
+
+    /// Decodes and measures received audio with `codec` from now on (the answer's codec): call
+    /// it before media flows. The sources sending on the session encode with the same codec.
+    public func use(_ codec: any AudioCodec) {
+        state.withLock { $0.codec = codec }
+    }
+
+    /// The codec received audio is decoded with.
+    public var codec: any AudioCodec { state.withLock { $0.codec } }
 
     /// The statistics so far.
     public var meter: CallMeter { state.withLock { $0.meter } }
@@ -137,7 +150,7 @@ public final class MediaSession: Sendable {
             blocks.append(RTCPReportBlock(
                 ssrc: 0, cumulativeLost: Int32(clamping: downlink.lost),
                 extendedHighestSequenceNumber: downlink.extendedHighestSequenceNumber,
-                interarrivalJitter: UInt32(clamping: Int(downlink.jitterMilliseconds * Double(configuration.clockRate) / 1000))))
+                interarrivalJitter: UInt32(clamping: Int(downlink.jitterMilliseconds * Double(codec.format.clockRate) / 1000))))
         }
         let report = RTCPSenderReport(
             ssrc: configuration.ssrc, ntpTimestamp: ntp(instant), rtpTimestamp: 0,

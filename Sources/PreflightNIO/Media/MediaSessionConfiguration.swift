@@ -8,9 +8,6 @@ public struct MediaSessionConfiguration: Sendable {
     public var firstTimestamp: UInt32
     /// The RTCP CNAME.
     public var cname: String
-    /// The clock rate of the RTP timestamps the remote side sends when it sends no send-time
-    /// extension, and of RTCP jitter: 8000 Hz (G.711) by default.
-    public var clockRate: Int
     /// Whether packets that arrive after a later one count as lost (as a jitter buffer would
     /// drop them): `false` by default.
     public var countsReorderedAsLost: Bool
@@ -18,14 +15,13 @@ public struct MediaSessionConfiguration: Sendable {
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
         ssrc: UInt32? = nil, firstSequence: UInt16? = nil, firstTimestamp: UInt32? = nil, cname: String,
-        clockRate: Int = 8000, countsReorderedAsLost: Bool = false
+        countsReorderedAsLost: Bool = false
     ) {
         var random = SystemRandomNumberGenerator()
         self.ssrc = ssrc ?? random.next()
         self.firstSequence = firstSequence ?? random.next()
         self.firstTimestamp = firstTimestamp ?? random.next()
         self.cname = cname
-        self.clockRate = clockRate
         self.countsReorderedAsLost = countsReorderedAsLost
     }
 }
