@@ -162,6 +162,8 @@ SIGNALING = [json.dumps(m, separators=(",", ":")).encode() for m in [
     {"type": "insights", "callSid": "CA1", "events": [
         {"group": "connection", "name": "ringing", "timestamp": 1700000000000, "payload": {}},
         {"group": "ice-candidate", "name": "ice-candidate", "timestamp": 1700000000001, "payload": {"candidateType": "host"}}]},
+    {"type": "incoming", "callSid": "CA2", "from": "client:alice", "to": "client:bob", "params": {}, "codec": "opus"},
+    {"type": "answer", "callSid": "CA2", "codec": "opus", "payloadType": 111, "application": "dial", "ice": ice},
 ]]
 
 ICE_CANDIDATES = [s.encode() for s in [

@@ -50,6 +50,10 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
     @Option(help: "Exit after this many invites were handled to their end (1-100000); default: run until SIGINT/SIGTERM.")
     public var calls: Int?
 
+    /// The codecs an accept offers, by preference, comma-separated.
+    @Option(help: "The audio codecs to accept with, comma-separated: PCMU,opus (default) takes a call in either; a call carries its caller's codec.")
+    public var codec: String = "PCMU,opus"
+
     /// Seconds allowed for signaling.
     @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and register (1-120).")
     public var signalingTimeout: Int = 10
@@ -158,7 +162,8 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                     continue
                 }
                 let recorder = CallOutcomeRecorder(party: "callee", live: json ? progress : output)
-                let call = invite.accept(delegate: recorder)
+                let call = invite.accept(
+                    options: AcceptOptions(callOptions: CallOptions(preferredAudioCodecs: CodecList.parse(codec))), delegate: recorder)
                 recorder.follow(call)
                 active = call
                 Task {

@@ -26,6 +26,9 @@ public enum ReportText {
             + " (call \(report.callSid), edge \(report.edge)\(report.application.map { ", application \($0)" } ?? ""))")
         let quality = report.callQuality.map { "\($0) (callQuality \($0.rawValue))" } ?? "unknown (no samples)"
         lines.append(String(format: "  Quality      %@, MOS avg %.2f (min %.2f, max %.2f)", quality, stats.mos.average, stats.mos.min, stats.mos.max))
+        if let last = report.statsSamples.last, !last.codec.isEmpty {
+            lines.append(codecLine(last))
+        }
         lines.append(String(format: "  RTT          avg %.1f ms (min %.1f, max %.1f)", stats.rtt.average, stats.rtt.min, stats.rtt.max))
         lines.append(String(format: "  Jitter       avg %.1f ms (min %.1f, max %.1f)", stats.jitter.average, stats.jitter.min, stats.jitter.max))
         func loss(_ direction: DirectionSummary?) -> String {
@@ -46,5 +49,13 @@ public enum ReportText {
         lines.append("  Warnings     \(raised.isEmpty ? "none raised" : raised.joined(separator: ", "))"
             + (report.warningsCleared.isEmpty ? "" : "; cleared: \(report.warningsCleared.map(\.name).joined(separator: ", "))"))
         return lines.joined(separator: "\n")
+    }
+
+    /// The codec, what a packet carried on average, and the MOS's standing for it: the E-model's
+    /// figures hold for G.711; ITU-T G.113 has no impairment values for Opus, so its MOS is an estimate.
+    static func codecLine(_ sample: StatsSample) -> String {
+        let perPacket = sample.packetsSent > 0 ? sample.bytesSent / sample.packetsSent : 0
+        let standing = AudioPayloadFormat.named(sample.codec) == .opus ? ", MOS an estimate (no ITU-T Ie value for Opus)" : ""
+        return "  Codec        \(sample.codec), \(perPacket) B an RTP packet sent\(standing)"
     }
 }

@@ -33,8 +33,10 @@ public struct DeviceDiagnosticsConfiguration: Sendable {
     static var platformAudioSystem: any AudioSystem {
         #if os(Linux)
         PulseAudioSystem()
+        #elseif canImport(AVFoundation) && (os(macOS) || os(iOS))
+        AVFoundationAudioSystem()
         #else
-        UnavailableAudioSystem(reason: "no audio backend on this platform yet (AVFoundation is still to come)")
+        UnavailableAudioSystem(reason: "no audio backend on this platform (PulseAudio on Linux, AVFoundation on macOS and iOS)")
         #endif
     }
 }

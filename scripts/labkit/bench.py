@@ -69,8 +69,9 @@ def preflight_binary(repo: Path) -> Path:
 
 
 class Bench:
-    def __init__(self, lab: Lab, binary: Path, out: Path, duration: int, fault: str | None):
+    def __init__(self, lab: Lab, binary: Path, out: Path, duration: int, fault: str | None, codec: str = "PCMU"):
         self.lab, self.binary, self.out, self.duration, self.fault = lab, binary, out, duration, fault
+        self.codec = codec
         self.secret = secrets.token_hex(32)
 
     def start_servers(self) -> None:
@@ -99,7 +100,8 @@ class Bench:
         time.sleep(0.3)
 
     def run_preflight(self, label: str) -> dict:
-        argv = [str(self.binary), "run", "--edge-url", self.url, "--token", self.token, "--duration", str(self.duration), "--json"]
+        argv = [str(self.binary), "run", "--edge-url", self.url, "--token", self.token, "--duration", str(self.duration),
+                "--codec", self.codec, "--json"]
         if self.fault:
             argv += ["--measurement-fault", self.fault]
         result = self.lab.run_on("client", argv, timeout=self.duration + 60)
@@ -107,7 +109,11 @@ class Bench:
         (self.out / f"{label}-preflight.log").write_text(result.stderr)
         if result.returncode != 0:
             raise LabError(f"preflight failed in {label}: {result.stderr.strip().splitlines()[-1:]}")
-        return json.loads(result.stdout)
+        report = json.loads(result.stdout)
+        codecs = {sample.get("codec") for sample in report.get("statsSamples", []) if sample.get("packetsReceived")}
+        if codecs != {self.codec}:
+            raise LabError(f"{label}: the test ran with {sorted(map(str, codecs))}, not {self.codec}")
+        return report
 
     def run_irtt(self, label: str) -> dict:
         path = self.out / f"{label}-irtt.json"
@@ -311,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
                              "(reorder-as-lost: the preflight test; whole-train, payload-bytes: the bandwidth probe)")
     parser.add_argument("--bandwidth-only", action="store_true", help="run only the bandwidth scenarios (preflight probe, iperf3)")
     parser.add_argument("--no-bandwidth", action="store_true", help="skip the bandwidth scenarios")
+    parser.add_argument("--codec", default="PCMU", choices=["PCMU", "opus"],
+                        help="the test call's codec (the truth follows its packets either way)")
     parser.add_argument("--list", action="store_true", help="list the scenarios and exit")
     args = parser.parse_args(argv)
 
@@ -350,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     bandwidth_rows: list[dict] = []
     try:
         with Lab(workdir=str(out / "lab")) as lab:
-            bench = Bench(lab, binary, out, duration, None if probe_fault else args.fault)
+            bench = Bench(lab, binary, out, duration, None if probe_fault else args.fault, args.codec)
             bench.start_servers()
             if chosen_bandwidth:
                 bandwidth = BW.BandwidthBench(lab, binary, bench.url, bench.token, out, args.fault if probe_fault else None)
@@ -361,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
                 lab.start_captures(f"{sc.name}-preflight")
                 report = bench.run_preflight(sc.name)
                 time.sleep(0.5)  # the last echoes in flight reach the capture
-                flow_p = bench.flow_truth(lab.stop_captures(), T.is_pcmu_rtp)
+                flow_p = bench.flow_truth(lab.stop_captures(), T.is_audio_rtp)
                 lab.start_captures(f"{sc.name}-irtt")
                 irtt = bench.run_irtt(sc.name)
                 time.sleep(0.5)
@@ -394,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"iperf3 {BW.fmt(c.iperf, 2)}; target {c.target}")
         print(f"\n{len(bandwidth_checks) - len(bandwidth_failed)}/{len(bandwidth_checks)} bandwidth checks met; artifacts in {out}")
         return 1 if bandwidth_failed else 0
-    print(f"Accuracy: {len(chosen)} scenarios, {duration} s each for Preflight (PCMU 20 ms) and irtt "
+    print(f"Accuracy: {len(chosen)} scenarios, {duration} s each for Preflight ({args.codec} 20 ms) and irtt "
           f"(-i {IRTT_INTERVAL} -l {IRTT_LENGTH}); ground truth from captures at both ends. Seed {args.seed}.\n")
     print_table(checks)
     print("\n| scenario | packets up/down | reordered up/down | delayer log vs captures | shaper |")

@@ -53,14 +53,14 @@ def windowed_truth(client: list, edge_side: list, outcome: dict) -> T.FlowTruth:
     answered the previous second's sender report)."""
     samples = outcome.get("samples") or []
     last_ns = int(float(samples[-1]["timestamp"]) * 1e6) if samples else 2**63
-    up_tx = [d for d in T.select(client, CLIENT_IP, EDGE_IP, T.is_pcmu_rtp) if d.time_ns <= last_ns - 1_000_000_000]
-    down_rx = T.select(client, EDGE_IP, CLIENT_IP, T.is_pcmu_rtp)
+    up_tx = [d for d in T.select(client, CLIENT_IP, EDGE_IP, T.is_audio_rtp) if d.time_ns <= last_ns - 1_000_000_000]
+    down_rx = T.select(client, EDGE_IP, CLIENT_IP, T.is_audio_rtp)
     first_heard = {d.key for d in down_rx}
-    down_tx = T.select(edge_side, EDGE_IP, CLIENT_IP, T.is_pcmu_rtp)
+    down_tx = T.select(edge_side, EDGE_IP, CLIENT_IP, T.is_audio_rtp)
     start = next((i for i, d in enumerate(down_tx) if d.key in first_heard), 0)
     down_tx = [d for d in down_tx[start:] if d.time_ns <= last_ns - 25_000_000]
     return T.FlowTruth(
-        T.direction_truth(up_tx, T.select(edge_side, CLIENT_IP, EDGE_IP, T.is_pcmu_rtp)),
+        T.direction_truth(up_tx, T.select(edge_side, CLIENT_IP, EDGE_IP, T.is_audio_rtp)),
         T.direction_truth(down_tx, down_rx))
 
 

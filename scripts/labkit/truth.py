@@ -120,10 +120,13 @@ def select(datagrams: list[UDPDatagram], src: str, dst: str, accept: Callable[[U
     return [d for d in datagrams if d.src == src and d.dst == dst and accept(d)]
 
 
-def is_pcmu_rtp(d: UDPDatagram) -> bool:
-    """RTP version 2 carrying payload type 0 (PCMU): the test call's media, not STUN or RTCP."""
+AUDIO_PAYLOAD_TYPES = (0, 111)  # PCMU, opus (docs/protocol.md, Codecs)
+
+
+def is_audio_rtp(d: UDPDatagram) -> bool:
+    """RTP version 2 carrying PCMU (0) or Opus (111): the test call's media, not STUN or RTCP."""
     p = d.payload
-    return len(p) >= 12 and p[0] >> 6 == 2 and p[1] & 0x7F == 0
+    return len(p) >= 12 and p[0] >> 6 == 2 and p[1] & 0x7F in AUDIO_PAYLOAD_TYPES
 
 
 def is_irtt_probe(length: int) -> Callable[[UDPDatagram], bool]:

@@ -147,11 +147,13 @@ struct AttackCall {
     /// The edge's media address, from the answer's candidate.
     let media: SocketAddress
 
-    static func open(on edge: AttackedEdge, application: TestApplication = .echo, identity: String = "caller") async throws -> AttackCall {
+    static func open(
+        on edge: AttackedEdge, application: TestApplication = .echo, identity: String = "caller", codecs: [String] = ["PCMU"]
+    ) async throws -> AttackCall {
         let signaling = try await edge.hello(try await edge.token(application: application, identity: identity))
         try #require(signaling.welcomed, "no welcome: \(signaling.summary)")
         let (clientUfrag, clientPassword) = ICEParameters.randomCredentials()
-        try await signaling.send(.invite(.init(ice: ICEParameters(ufrag: clientUfrag, pwd: clientPassword), codecs: ["PCMU"])))
+        try await signaling.send(.invite(.init(ice: ICEParameters(ufrag: clientUfrag, pwd: clientPassword), codecs: codecs)))
         await signaling.wait(upTo: .seconds(10)) { socket in
             socket.messages.contains { if case .answer = $0 { true } else { false } } || socket.errorCode != nil
         }
@@ -179,10 +181,10 @@ struct AttackCall {
             .encoded(integrityKey: Array(edgePassword.utf8), fingerprint: true)
     }
 
-    /// One 20 ms PCMU frame (160 bytes of payload) of a client stream.
-    static func rtp(sequence: UInt16, ssrc: UInt32 = 0x1234_5678) throws -> [UInt8] {
+    /// One 20 ms frame (160 bytes of payload) of a client stream, PCMU unless `format` says otherwise.
+    static func rtp(sequence: UInt16, ssrc: UInt32 = 0x1234_5678, format: AudioPayloadFormat = .pcmu) throws -> [UInt8] {
         try RTPPacket(
-            payloadType: MuLaw.payloadType, sequenceNumber: sequence, timestamp: UInt32(sequence) &* 160, ssrc: ssrc,
+            payloadType: format.payloadType, sequenceNumber: sequence, timestamp: UInt32(sequence) &* format.frameTimestampIncrement, ssrc: ssrc,
             payload: ArraySlice(repeating: 0xFF, count: 160)
         ).encoded()
     }
