@@ -13,6 +13,7 @@ public enum OutsideOpusDecoder {
         /// Its amplitude, 0…1 of full scale (RMS · √2).
         public var amplitude: Double
 
+        /// The three figures in a line.
         public var description: String { "\(samples) samples, \(frequency) Hz, amplitude \(amplitude)" }
     }
 

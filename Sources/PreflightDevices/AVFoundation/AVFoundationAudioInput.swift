@@ -34,13 +34,8 @@ final class AVFoundationAudioInput: AudioInputStream {
         }
         deviceID = device ?? session.currentRoute.inputs.first?.uid ?? "default"
         #else
-        let defaultInput = AVCaptureDevice.default(for: .audio)?.uniqueID
-        if let device, device != defaultInput {
-            throw PreflightError(
-                code: .deviceNotFound,
-                message: "AVFoundation: on macOS a stream records from the default input; choose \(UntrustedText.quoted(device)) in System Settings")
-        }
-        deviceID = defaultInput ?? "default"
+        deviceID = try AVFoundationAudioSystem.only(
+            device, current: AVCaptureDevice.default(for: .audio)?.uniqueID ?? "default", what: "on macOS a stream records from the default input")
         #endif
         let input = engine.inputNode
         let hardware = input.outputFormat(forBus: 0)

@@ -21,20 +21,12 @@ final class AVFoundationAudioOutput: AudioOutputStream {
         self.format = format
         try AVFoundationAudioSystem.activateSession()
         #if os(iOS)
-        let current = AVAudioSession.sharedInstance().currentRoute.outputs.first?.uid
-        if let device, device != current {
-            throw PreflightError(
-                code: .deviceNotFound,
-                message: "AVFoundation: on iOS the audio route chooses the output; \(UntrustedText.quoted(device)) is not the current one")
-        }
-        deviceID = current ?? "default"
+        deviceID = try AVFoundationAudioSystem.only(
+            device, current: AVAudioSession.sharedInstance().currentRoute.outputs.first?.uid ?? "default",
+            what: "on iOS the audio route chooses the output")
         #else
-        if let device, device != AVFoundationAudioSystem.defaultOutputID {
-            throw PreflightError(
-                code: .deviceNotFound,
-                message: "AVFoundation: on macOS a stream plays to the default output; choose \(UntrustedText.quoted(device)) in System Settings")
-        }
-        deviceID = AVFoundationAudioSystem.defaultOutputID
+        deviceID = try AVFoundationAudioSystem.only(
+            device, current: AVFoundationAudioSystem.defaultOutputID, what: "on macOS a stream plays to the default output")
         #endif
         guard let playerFormat = AVAudioFormat(standardFormatWithSampleRate: Double(format.sampleRate), channels: AVAudioChannelCount(format.channels)) else {
             throw PreflightError(code: .deviceFormatUnsupported, message: "AVFoundation: no player format for \(format.sampleRate) Hz, \(format.channels) channel(s)")

@@ -70,6 +70,17 @@ public struct AVFoundationAudioSystem: AudioSystem {
     /// The id of macOS's only listed output: whatever the system plays to.
     static let defaultOutputID = "default"
 
+    /// `current` when `device` is `nil` or names it; any other device is 70401, with `what` to
+    /// say why only that one is taken.
+    static func only(_ device: String?, current: String, what: String) throws(PreflightError) -> String {
+        if let device, device != current {
+            throw PreflightError(
+                code: .deviceNotFound,
+                message: "AVFoundation: \(what); \(UntrustedText.quoted(device)) is not it (choose it in the system's settings)")
+        }
+        return current
+    }
+
     /// Rates and channel counts a stream may ask for; others are 70404.
     static func check(_ format: AudioFormat) throws(PreflightError) {
         guard (8000...192_000).contains(format.sampleRate), (1...8).contains(format.channels) else {
