@@ -244,6 +244,8 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
                 return await recorder.outcome(of: call)
             case .cancelledCallInvite(let cancelled, let error):
                 live("callee invite \(cancelled.callSid) cancelled: error \(error.code.rawValue): \(error.message)")
+            case .preCallDiagnosisStateUpdated:
+                continue
             case .unregistered:
                 return nil
             }

@@ -182,6 +182,9 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                      text: "unregistered\(error.map { ": error \($0.code.rawValue): \($0.message)" } ?? "")")
                 result.error = error
                 break loop
+            case .registration(.preCallDiagnosisStateUpdated):
+                // A diagnosis is started by `preflight diagnose`, not here.
+                continue
             case .callEnded(let outcome):
                 active = nil
                 result.outcomes.append(outcome)

@@ -73,7 +73,8 @@ extension ServeCommand {
             media: media, tls: try tlsConfiguration(environment: environment), httpLimits: limits)
         configuration.dialApplications = dialApplications
         for sid in dialApplications.keys { configuration.applicationAccounts[sid] = resolved.account }
-        configuration.routes = try DialRoutes.parse(dialRoutes)
+        // Without routes of its own, the edge routes the local edge's test number to the echo.
+        configuration.routes = dialRoutes.isEmpty ? LocalEdge.defaultRoutes : try DialRoutes.parse(dialRoutes)
         configuration.maximumCallDuration = .seconds(
             try NumberSetting.maxCallDuration.value(option: maxCallDuration, environment: environment))
         return configuration

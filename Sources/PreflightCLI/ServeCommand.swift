@@ -83,7 +83,7 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The dial application's route table.
     @Option(
         name: .customLong("route"),
-        help: "A route of the dial application: TO=client:IDENTITY, TO=echo or TO=record-playback (repeatable).")
+        help: "A route of the dial application: TO=client:IDENTITY, TO=echo or TO=record-playback (repeatable). Default: +18005551234=echo.")
     public var routes: [String] = []
     /// How long a dialed client rings.
     @Option(name: .customLong("ring-timeout"), help: "Seconds a dialed client's devices ring before the call fails with 31480 (default 30).")

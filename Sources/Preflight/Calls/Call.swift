@@ -40,6 +40,8 @@ public final class Call: Sendable {
         /// The run's media session and selected pair, for ``getStats()``.
         var media: MediaSession?
         var selectedPair: ICECandidatePairStats?
+        /// The local candidates gathered for the call.
+        var iceCandidates: [ICECandidateStats] = []
         /// When the last messages went out (at most ``CallMessage/maximumPerWindow``).
         var messageTimes: [ContinuousClock.Instant] = []
     }
@@ -53,6 +55,10 @@ public final class Call: Sendable {
     }
 
     // MARK: Properties (TVOCall's)
+
+    /// The local ICE candidates the call gathered (host, server-reflexive, relayed), as the
+    /// preflight report lists them; empty until gathering completes. (Added; Twilio has none.)
+    public var iceCandidates: [ICECandidateStats] { storage.withLock { $0.iceCandidates } }
 
     /// The caller (`client:<identity>`); `nil` for a call this device placed.
     public var from: String? { storage.withLock { $0.from } }

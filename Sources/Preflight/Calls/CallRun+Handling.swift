@@ -56,6 +56,8 @@ extension CallRun {
             let local = ice.withAgent { $0.localParameters }
             let parameters = ICEParameters(ufrag: local.ufrag, pwd: local.pwd, candidates: candidates)
             note(candidates: candidates, remote: false)
+            let gathered = ice.withAgent { $0.candidateStats.filter { !$0.isRemote } }
+            call.storage.withLock { $0.iceCandidates = gathered }
             note(.signalingState, "have-local-offer")
             if options.encryptsMedia { srtpKey = SRTPKeyingMaterial.random() }
             let key = srtpKey.map(SignalingMessage.SRTPKey.init)

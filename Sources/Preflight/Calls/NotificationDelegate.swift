@@ -8,6 +8,8 @@ public protocol NotificationDelegate: AnyObject, Sendable {
     /// A call stopped ringing before it was accepted here: the caller hung up, another device
     /// answered, or nobody answered in time (31480).
     func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: PreflightError)
+    /// A pre-call diagnosis changed state (Telnyx's `TxClientDelegate` callback of that name).
+    func onPreCallDiagnosisStateUpdated(state: PreCallDiagnosisState)
 }
 
 extension NotificationDelegate {
@@ -15,4 +17,6 @@ extension NotificationDelegate {
     public func callInviteReceived(_ callInvite: CallInvite) {}
     /// Does nothing.
     public func cancelledCallInviteReceived(_ cancelledCallInvite: CancelledCallInvite, error: PreflightError) {}
+    /// Does nothing.
+    public func onPreCallDiagnosisStateUpdated(state: PreCallDiagnosisState) {}
 }

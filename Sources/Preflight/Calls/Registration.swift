@@ -11,6 +11,8 @@ import Synchronization
 public final class Registration: Sendable {
     /// The identity calls ring for.
     public let identity: String
+    /// What the registration was opened with (a pre-call diagnosis places its call with them).
+    let options: RegistrationOptions
     let signaling: SignalingClient
     let welcome: SignalingMessage.Welcome
     let logger: Logger
@@ -23,10 +25,18 @@ public final class Registration: Sendable {
         var tasks: [Task<Void, Never>] = []
         /// Messages sent in the background (rejections), awaited before the session closes.
         var sending: [Task<Void, Never>] = []
+        /// The session ended: nothing rings here any more.
+        var ended = false
+        /// Whether a pre-call diagnosis runs, and its task (cancelled by ``unregister()``).
+        var diagnosing = false
+        var diagnosis: Task<Void, Never>?
     }
 
-    private init(identity: String, signaling: SignalingClient, welcome: SignalingMessage.Welcome, logger: Logger) {
+    private init(
+        identity: String, options: RegistrationOptions, signaling: SignalingClient, welcome: SignalingMessage.Welcome, logger: Logger
+    ) {
         self.identity = identity
+        self.options = options
         self.signaling = signaling
         self.welcome = welcome
         self.logger = logger
@@ -51,7 +61,7 @@ public final class Registration: Sendable {
             runner.cancel()
             throw error
         }
-        let registration = Registration(identity: identity, signaling: signaling, welcome: welcome, logger: logger)
+        let registration = Registration(identity: identity, options: options, signaling: signaling, welcome: welcome, logger: logger)
         registration.attach(delegate)
         let dispatcher = Task { await registration.dispatch() }
         registration.storage.withLock { $0.tasks = [runner, dispatcher] }
@@ -70,6 +80,7 @@ public final class Registration: Sendable {
 
     /// Stops receiving calls: the session closes, and calls accepted on it end.
     public func unregister() async {
+        storage.withLock { $0.diagnosis }?.cancel()
         for task in storage.withLock({ $0.sending }) { await task.value }
         await signaling.close()
         for task in storage.withLock({ $0.tasks }) { await task.value }
@@ -132,7 +143,10 @@ public final class Registration: Sendable {
     }
 
     func finish(_ error: PreflightError?) {
-        let finished = storage.withLock { $0.subscribers.end(with: .unregistered(error)) } ?? []
+        let finished = storage.withLock { state -> [AsyncStream<RegistrationEvent>.Continuation]? in
+            state.ended = true
+            return state.subscribers.end(with: .unregistered(error))
+        } ?? []
         for continuation in finished { continuation.finish() }
     }
 
@@ -144,6 +158,7 @@ public final class Registration: Sendable {
                 switch event {
                 case .callInvite(let invite): delegate.callInviteReceived(invite)
                 case .cancelledCallInvite(let cancelled, let error): delegate.cancelledCallInviteReceived(cancelled, error: error)
+                case .preCallDiagnosisStateUpdated(let state): delegate.onPreCallDiagnosisStateUpdated(state: state)
                 case .unregistered: break
                 }
             }

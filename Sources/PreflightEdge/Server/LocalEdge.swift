@@ -78,8 +78,15 @@ public struct LocalEdge: Sendable {
         try await Self.callToken(issuer: issuer, identity: identity, answerOnBridge: answerOnBridge, incomingAllow: incomingAllow)
     }
 
+    /// The test number a local edge routes to its echo application (Telnyx's pre-call diagnosis
+    /// calls it; `preflight serve` routes it too when no `--route` is given).
+    public static let testNumber = "+18005551234"
+
+    /// The routes of the `dial` application a local edge has: ``testNumber`` to the echo.
+    public static var defaultRoutes: [String: DialTarget] { [testNumber: .application(.echo)] }
+
     /// The configuration of a local edge: loopback, ephemeral ports, a fresh random secret, both
-    /// test applications and the two `dial` applications. Adjust limits on the value before passing it to ``withRunning(configuration:logger:_:)``.
+    /// test applications, the two `dial` applications and ``defaultRoutes``. Adjust limits on the value before passing it to ``withRunning(configuration:logger:_:)``.
     public static func configuration(secret: String = randomSecret()) -> EdgeConfiguration {
         var configuration = EdgeConfiguration(
             host: "127.0.0.1", edgeName: "local", apiKeys: [apiKeySID: secret], accounts: [apiKeySID: accountSID],
@@ -87,6 +94,7 @@ public struct LocalEdge: Sendable {
             applicationAccounts: Dictionary(uniqueKeysWithValues: TestApplication.allCases.map { (applicationSID($0), accountSID) }))
         configuration.dialApplications = dialApplications
         for sid in dialApplications.keys { configuration.applicationAccounts[sid] = accountSID }
+        configuration.routes = defaultRoutes
         return configuration
     }
 

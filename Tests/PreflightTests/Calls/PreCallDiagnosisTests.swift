@@ -1,0 +1,177 @@
+import Foundation
+import Preflight
+import PreflightEdge
+import PreflightTesting
+import Synchronization
+import Testing
+
+/// Telnyx's pre-call diagnosis against a real edge process: a good run's states and figures (in
+/// seconds), each of Telnyx's errors from its cause, and the JSON read by an independent check.
+@Suite(.serialized) struct PreCallDiagnosisTests {
+    /// Every state of `registration`'s diagnoses until the first outcome.
+    static func outcome(of states: AsyncStream<PreCallDiagnosisState>, within timeout: Duration = .seconds(30)) async -> [PreCallDiagnosisState] {
+        await withTaskGroup(of: [PreCallDiagnosisState].self) { group in
+            group.addTask {
+                var seen: [PreCallDiagnosisState] = []
+                for await state in states {
+                    seen.append(state)
+                    if case .started = state { continue }
+                    break
+                }
+                return seen
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return []
+            }
+            let first = await group.next() ?? []
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Records the delegate's callbacks.
+    final class DelegateRecorder: NotificationDelegate {
+        let states = Mutex<[String]>([])
+        func onPreCallDiagnosisStateUpdated(state: PreCallDiagnosisState) {
+            let name = switch state {
+            case .started: "started"
+            case .completed: "completed"
+            case .failed(let error): "failed \(error?.code.rawValue ?? 0)"
+            }
+            states.withLock { $0.append(name) }
+        }
+    }
+
+    @Test func aDiagnosisCallsTheTestNumberAndReportsInSeconds() async throws {
+        try await CallHarness.withEdge { harness in
+            let delegate = DelegateRecorder()
+            let client = try await Voice.register(
+                options: RegistrationOptions(accessToken: try await harness.edge.callToken(identity: "tester"), edgeURL: harness.edge.signalingURL),
+                delegate: delegate)
+            let states = client.preCallDiagnosisStates()
+            try client.startPreCallDiagnosis(testNumber: LocalEdge.testNumber, callerName: "Pre-call Test", callerNumber: "+15551234567", duration: 3)
+            let seen = await Self.outcome(of: states)
+            #expect(seen.count == 2, "\(seen)")
+            guard case .started = seen.first, case .completed(let diagnosis) = seen.last else {
+                Issue.record("states \(seen)")
+                return
+            }
+            // Loopback: an excellent call, figures in seconds (a millisecond RTT reads 0.00…).
+            #expect(diagnosis.mos > 4.2 && diagnosis.mos <= 5)
+            #expect(diagnosis.quality == .excellent)
+            #expect(diagnosis.rtt.avg > 0 && diagnosis.rtt.avg < 0.05, "rtt \(diagnosis.rtt)")
+            #expect(diagnosis.rtt.min <= diagnosis.rtt.avg && diagnosis.rtt.avg <= diagnosis.rtt.max)
+            #expect(diagnosis.jitter.avg >= 0 && diagnosis.jitter.avg < 0.02, "jitter \(diagnosis.jitter)")
+            #expect(diagnosis.jitterRating == .excellent && diagnosis.rttRating == .excellent && diagnosis.packetLossRating == .excellent)
+            // Three seconds of 20 ms packets: 150, the last sample taken at 3 s.
+            #expect(diagnosis.packetsSent >= 140 && diagnosis.packetsSent <= 160, "\(diagnosis.packetsSent) sent")
+            #expect(diagnosis.packetsReceived >= diagnosis.packetsSent * 9 / 10)
+            #expect(diagnosis.bytesSent > diagnosis.packetsSent * 160)
+            #expect(diagnosis.bytesReceived > 0)
+            #expect(!diagnosis.iceCandidates.isEmpty && diagnosis.iceCandidates.allSatisfy { !$0.isRemote })
+            #expect(diagnosis.codec == "PCMU")
+            let dictionary = diagnosis.toDictionary()
+            #expect(Set(dictionary.keys).isSuperset(of: ["mos", "quality", "jitter", "rtt", "bytesSent", "bytesReceived", "packetsSent", "packetsReceived", "iceCandidates"]))
+            #expect((dictionary["rtt"] as? [String: Any])?["avg"] as? Double == diagnosis.rtt.avg)
+            // The delegate saw the same, in order.
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(delegate.states.withLock { $0 } == ["started", "completed"])
+            // The JSON, read by Python: Telnyx's names, numbers where numbers go, seconds.
+            let json = String(decoding: try JSONEncoder().encode(diagnosis), as: UTF8.self)
+            let verdict = try ExternalTool.run("python3", ["-c", Self.jsonCheck], standardInput: Array(json.utf8))
+            #expect(verdict.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(verdict)")
+            await client.unregister()
+        }
+    }
+
+    /// Field names, JSON types and units of a diagnosis, checked outside Swift.
+    static let jsonCheck = """
+        import json, sys
+        d = json.load(sys.stdin)
+        errors = []
+        for key in ("mos", "packetLossPercent"):
+            if not isinstance(d.get(key), (int, float)): errors.append(key + " is not a number")
+        for key in ("bytesSent", "bytesReceived", "packetsSent", "packetsReceived"):
+            if not isinstance(d.get(key), int): errors.append(key + " is not an integer")
+        if d.get("quality") not in ("excellent", "good", "fair", "poor", "unknown"): errors.append("quality")
+        for key in ("jitter", "rtt"):
+            s = d.get(key) or {}
+            if set(s) != {"min", "max", "avg"}: errors.append(key + " keys " + str(sorted(s)))
+            elif not all(isinstance(s[k], (int, float)) for k in s): errors.append(key + " values")
+            elif not (0 <= s["min"] <= s["avg"] <= s["max"] < 1): errors.append(key + " is not in seconds: " + str(s))
+        if not isinstance(d.get("iceCandidates"), list) or not all("candidateType" in c and "ip" in c for c in d["iceCandidates"]):
+            errors.append("iceCandidates")
+        print("ok" if not errors else "; ".join(errors))
+        """
+
+    @Test func anEmptyNumberIs70501AndAnEndedClient70502() async throws {
+        try await CallHarness.withEdge { harness in
+            let client = try await harness.register("tester")
+            let states = client.preCallDiagnosisStates()
+            let empty = #expect(throws: PreflightError.self) { try client.startPreCallDiagnosis(testNumber: "  ") }
+            #expect(empty?.code == .destinationNumberIsRequired)
+            guard case .failed(let published) = await Self.outcome(of: states).last else {
+                Issue.record("no failed state")
+                return
+            }
+            #expect(published?.code == .destinationNumberIsRequired)
+            let long = #expect(throws: PreflightError.self) { try client.startPreCallDiagnosis(testNumber: LocalEdge.testNumber, duration: 301) }
+            #expect(long?.code == .invalidArgument)
+            await client.unregister()
+            let ended = #expect(throws: PreflightError.self) { try client.startPreCallDiagnosis(testNumber: LocalEdge.testNumber) }
+            #expect(ended?.code == .sessionIdIsRequired)
+        }
+    }
+
+    @Test func aNumberTheEdgeDoesNotRouteIsCallNotFound() async throws {
+        try await CallHarness.withEdge { harness in
+            let client = try await harness.register("tester")
+            let states = client.preCallDiagnosisStates()
+            try client.startPreCallDiagnosis(testNumber: "+19999999999", duration: 2)
+            guard case .failed(let error) = await Self.outcome(of: states).last else {
+                Issue.record("no failed state")
+                return
+            }
+            #expect(error?.code == .callNotFound)
+            await client.unregister()
+        }
+    }
+
+    /// The number rings bob, who answers and hangs up at once: the call ended without an error
+    /// before its first sample.
+    @Test func aCallThatEndsBeforeItsFirstSampleIsNoMetricsCollected() async throws {
+        try await CallHarness.withEdge(["--route", "+15550000000=client:bob"]) { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let answering = Task {
+                guard let invite = await next(invites)?.invite else { return }
+                let call = invite.accept()
+                _ = await call.wait(for: .connected)
+                call.disconnect()
+            }
+            let client = try await harness.register("tester")
+            let states = client.preCallDiagnosisStates()
+            try client.startPreCallDiagnosis(testNumber: "+15550000000", duration: 5)
+            guard case .failed(let error) = await Self.outcome(of: states).last else {
+                Issue.record("no failed state")
+                return
+            }
+            #expect(error?.code == .noMetricsCollected, "\(String(describing: error))")
+            await answering.value
+            await client.unregister()
+            await bob.unregister()
+        }
+    }
+
+    /// Nothing listens where the client connects: the connection fails with Telnyx's
+    /// socketConnectionFailed.
+    @Test func anUnreachableEdgeIsSocketConnectionFailed() async throws {
+        // A local edge's URL once it has stopped: nothing listens there any more.
+        let url = try await LocalEdge.withRunning { $0.signalingURL }
+        let error = await #expect(throws: PreflightError.self) {
+            try await Voice.register(options: RegistrationOptions(accessToken: "a.b.c", edgeURL: url, signalingTimeout: .seconds(3)))
+        }
+        #expect(error?.code == .socketConnectionFailed)
+    }
+}
