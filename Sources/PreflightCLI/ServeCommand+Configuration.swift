@@ -71,6 +71,12 @@ extension ServeCommand {
             sessionResumeWindow: .seconds(
                 try NumberSetting.sessionResumeWindow.value(option: sessionResumeWindow, environment: environment)),
             media: media, tls: try tlsConfiguration(environment: environment), httpLimits: limits)
+        configuration.publicSignalingURL = publicURL ?? environment["PREFLIGHT_PUBLIC_URL"]
+        if let url = configuration.publicSignalingURL {
+            guard let parsed = URL(string: url), ["ws", "wss"].contains(parsed.scheme ?? ""), parsed.host != nil, url.utf8.count <= 2048 else {
+                throw ValidationError("--public-url must be a ws:// or wss:// URL, got \"\(url.prefix(200))\"")
+            }
+        }
         configuration.dialApplications = dialApplications
         for sid in dialApplications.keys { configuration.applicationAccounts[sid] = resolved.account }
         // Without routes of its own, the edge routes the local edge's test number to the echo.

@@ -48,6 +48,11 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The edge's name.
     @Option(name: .customLong("edge-name"), help: "The edge location's name, the report's `edge` (default local).")
     public var edgeName: String?
+    /// The signaling URL the init endpoint hands out.
+    @Option(
+        name: .customLong("public-url"),
+        help: "The signaling URL GET /v1/init gives clients (wss://edge.example.com/signaling behind a load balancer). Default: the advertised address and this port.")
+    public var publicURL: String?
     /// The account, API key and secret the edge trusts.
     @OptionGroup(title: "Credentials")
     public var credentials: CredentialOptions

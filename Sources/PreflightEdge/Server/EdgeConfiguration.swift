@@ -30,6 +30,10 @@ public struct EdgeConfiguration: Sendable {
     /// The route table of the `dial` application: a `To` (a number, a name) → where it leads.
     /// A `To` without an entry is read as a target itself (`client:alice`, `echo`). Empty by default.
     public var routes: [String: DialTarget] = [:]
+    /// The signaling URL the init endpoint (`GET /v1/init`) gives clients, for an edge behind a
+    /// load balancer or a TLS terminator; `nil` (default): the advertised address (else the bound
+    /// one) with the listening port, `ws` or `wss` as the edge serves.
+    public var publicSignalingURL: String?
     /// The longest call between clients; the edge hangs up both parties with 70106 when it is
     /// reached. 4 hours by default.
     public var maximumCallDuration: Duration = .seconds(4 * 3600)

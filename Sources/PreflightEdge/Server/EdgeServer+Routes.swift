@@ -5,8 +5,9 @@ import PreflightCore
 import Synchronization
 
 extension EdgeServer {
-    /// `GET /healthz` (public: up or not, nothing more) and `GET /status` (the counters, for an
-    /// API key by HTTP Basic auth).
+    /// `GET /healthz` (public: up or not, nothing more), `GET /status` (the counters, for an
+    /// API key by HTTP Basic auth), `GET /v1/init` (where to connect, for an access token) and
+    /// `GET /v1/calls/{sid}/events` (a call's Insights, for an API key).
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ -> Response in
@@ -20,6 +21,9 @@ extension EdgeServer {
                     body: .init(byteBuffer: ByteBuffer(string: #"{"status":"unauthorized"}"#)))
             }
             return Self.json(statusJSON())
+        }
+        router.get("v1/init") { [self] request, _ -> Response in
+            await initResponse(authorization: request.headers[.authorization])
         }
         router.get("v1/calls/:sid/events") { [self] request, context -> Response in
             guard StatusAuthorization.isAuthorized(request.headers[.authorization], apiKeys: configuration.apiKeys),

@@ -111,6 +111,14 @@ public final class EdgeServer: Sendable {
         }
     }
 
+    /// Where the edge listens, once it does.
+    var runningAddresses: Addresses? {
+        ready.withLock { state in
+            if case .ready(let addresses) = state { return addresses }
+            return nil
+        }
+    }
+
     private func resolveReady(_ result: Result<Addresses, any Error>) {
         let waiters = ready.withLock { state -> [CheckedContinuation<Addresses, any Error>] in
             guard case .waiting(let waiters) = state else { return [] }
