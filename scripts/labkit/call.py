@@ -85,6 +85,26 @@ def evaluate(name: str, truth: dict, got: dict, up: DirectionSpec, down: Directi
     return checks
 
 
+def serve(lab: Lab, binary: Path, secret: str, out: Path) -> str:
+    """`preflight serve` in the edge namespace with the local edge's applications and routes; its signaling URL."""
+    edge = lab.popen("edge", [str(binary), "serve", "--host", EDGE_IP, "--port", "0", "--media-port", "0",
+                              "--api-key", API_KEY, "--api-secret", secret, "--account", ACCOUNT, "--log-level", "warning"],
+                     stdout=subprocess.PIPE, stderr=open(out / "edge.log", "w"), text=True)
+    assert edge.stdout is not None
+    lines = [edge.stdout.readline().strip(), edge.stdout.readline().strip()]
+    url = next((l.split(" ", 1)[1] for l in lines if l.startswith("signaling ")), None)
+    if url is None:
+        raise LabError(f"the edge did not start: {lines}")
+    return url
+
+
+def mint(binary: Path, secret: str, identity: str, application: str, *extra: str) -> str:
+    """An access token of the served edge's key for `application` (extra: `--incoming`)."""
+    return subprocess.run([str(binary), "token", "--identity", identity, "--api-key", API_KEY, "--api-secret", secret,
+                           "--account", ACCOUNT, "--application", application, "--ttl", "3600", *extra],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
 def main(duration: int = 20, out: Path | None = None) -> int:
     repo = Path(__file__).resolve().parents[2]
     binary = preflight_binary(repo)
@@ -96,19 +116,10 @@ def main(duration: int = 20, out: Path | None = None) -> int:
     try:
         with Lab(workdir=str(out)) as lab:
             lab.impair(up, down, seed=1)
-            edge = lab.popen("edge", [str(binary), "serve", "--host", EDGE_IP, "--port", "0", "--media-port", "0",
-                                      "--api-key", API_KEY, "--api-secret", secret, "--account", ACCOUNT, "--log-level", "warning"],
-                             stdout=subprocess.PIPE, stderr=open(out / "edge.log", "w"), text=True)
-            assert edge.stdout is not None
-            lines = [edge.stdout.readline().strip(), edge.stdout.readline().strip()]
-            url = next((l.split(" ", 1)[1] for l in lines if l.startswith("signaling ")), None)
-            if url is None:
-                raise LabError(f"the edge did not start: {lines}")
+            url = serve(lab, binary, secret, out)
 
             def token(identity: str, *extra: str) -> str:
-                return subprocess.run([str(binary), "token", "--identity", identity, "--api-key", API_KEY, "--api-secret", secret,
-                                       "--account", ACCOUNT, "--application", DIAL_APP, "--ttl", "3600", *extra],
-                                      capture_output=True, text=True, check=True).stdout.strip()
+                return mint(binary, secret, identity, DIAL_APP, *extra)
 
             listener = lab.popen("edge", [str(binary), "listen", "--identity", "bob", "--edge-url", url, "--token",
                                           token("bob", "--incoming"), "--answer", "auto", "--calls", "1"],

@@ -9,14 +9,13 @@ from __future__ import annotations
 import json
 import math
 import secrets
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from labkit import truth as T
-from labkit.bench import ACCOUNT, API_KEY, APP, JITTER_FLOOR_MS, preflight_binary
-from labkit.call import DIAL_APP
+from labkit.bench import APP, JITTER_FLOOR_MS, preflight_binary
+from labkit.call import DIAL_APP, mint, serve
 from labkit.impair import DirectionSpec
 from labkit.lab import CLIENT_IP, EDGE_IP, Lab, LabError
 from labkit.pcap import read_udp
@@ -54,19 +53,10 @@ def main(duration: int = 10, out: Path | None = None) -> int:
     try:
         with Lab(workdir=str(out)) as lab:
             lab.impair(up, down, seed=1)
-            edge = lab.popen("edge", [str(binary), "serve", "--host", EDGE_IP, "--port", "0", "--media-port", "0",
-                                      "--api-key", API_KEY, "--api-secret", secret, "--account", ACCOUNT, "--log-level", "warning"],
-                             stdout=subprocess.PIPE, stderr=open(out / "edge.log", "w"), text=True)
-            assert edge.stdout is not None
-            lines = [edge.stdout.readline().strip(), edge.stdout.readline().strip()]
-            url = next((l.split(" ", 1)[1] for l in lines if l.startswith("signaling ")), None)
-            if url is None:
-                raise LabError(f"the edge did not start: {lines}")
+            url = serve(lab, binary, secret, out)
 
             def token(application: str, *extra: str) -> str:
-                return subprocess.run([str(binary), "token", "--identity", "lab", "--api-key", API_KEY, "--api-secret", secret,
-                                       "--account", ACCOUNT, "--application", application, "--ttl", "3600", *extra],
-                                      capture_output=True, text=True, check=True).stdout.strip()
+                return mint(binary, secret, "lab", application, *extra)
 
             lab.start_captures("diagnose-test")
             test = lab.run_on("client", [str(binary), "run", "--edge-url", url, "--token", token(APP), "--duration", str(duration),
