@@ -30,7 +30,8 @@ public struct AVFoundationAudioSystem: AudioSystem {
     public func devices() throws(PreflightError) -> [AudioDevice] {
         #if os(iOS)
         let session = AVAudioSession.sharedInstance()
-        let rate = Int(session.sampleRate.rounded())
+        // 0 when the session reports no usable rate (a NaN would trap a conversion).
+        let rate = session.sampleRate.isFinite && (0...1e6).contains(session.sampleRate) ? Int(session.sampleRate.rounded()) : 0
         let currentInput = session.currentRoute.inputs.first?.uid
         let inputs = (session.availableInputs ?? []).map { port in
             AudioDevice(
