@@ -77,7 +77,21 @@ import Testing
             // The delegate saw the same, in order.
             try await Task.sleep(for: .milliseconds(100))
             #expect(delegate.states.withLock { $0 } == ["started", "completed"])
-            // The JSON, read by Python: Telnyx's names, numbers where numbers go, seconds.
+            await client.unregister()
+        }
+    }
+
+    /// The JSON of a diagnosis, read by Python: Telnyx's names, numbers where numbers go, seconds.
+    @Test(.enabled(if: ExternalTool.canRun(needing: "python3"), "needs python3"))
+    func theJSONReadsAsTelnyxsInAnIndependentCheck() async throws {
+        try await CallHarness.withEdge { harness in
+            let client = try await harness.register("tester")
+            let states = client.preCallDiagnosisStates()
+            try client.startPreCallDiagnosis(testNumber: LocalEdge.testNumber, duration: 2)
+            guard case .completed(let diagnosis) = await Self.outcome(of: states).last else {
+                Issue.record("no diagnosis")
+                return
+            }
             let json = String(decoding: try JSONEncoder().encode(diagnosis), as: UTF8.self)
             let verdict = try ExternalTool.run("python3", ["-c", Self.jsonCheck], standardInput: Array(json.utf8))
             #expect(verdict.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(verdict)")
