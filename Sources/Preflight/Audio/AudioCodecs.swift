@@ -32,7 +32,7 @@ enum AudioCodecs {
     /// - Throws: 70103 for a codec not offered, not known, or on an unexpected payload type.
     static func answered(codec: String, payloadType: UInt8, offered: [String]) throws(PreflightError) -> any AudioCodec {
         let format = try AudioPayloadFormat.answered(codec: codec, payloadType: payloadType)
-        guard offered.contains(where: { AudioPayloadFormat.named($0) == format }) else {
+        guard format.isOffered(in: offered) else {
             throw PreflightError(code: .unsupportedCodec, message: "answer: the edge chose \(format.name), which was not offered (\(offered))")
         }
         return try make(format)

@@ -29,10 +29,18 @@ public struct AudioPayloadFormat: Sendable, Hashable {
         return known.first { $0.name.lowercased() == name.lowercased() }
     }
 
-    /// The first of `offered` (by the offerer's preference) that is a known format, or `nil`.
+    /// How many entries of an offer's codec list are read: an offer is hostile input.
+    public static let maximumOfferEntries = 16
+
+    /// The first of `offered` (by the offerer's preference) that is a known format, or `nil`;
+    /// only the first ``maximumOfferEntries`` are read.
     public static func firstKnown(of offered: [String]) -> AudioPayloadFormat? {
-        // An offer is hostile input: only its first entries are looked at.
-        offered.prefix(16).lazy.compactMap(named).first
+        offered.prefix(maximumOfferEntries).lazy.compactMap(named).first
+    }
+
+    /// Whether `offered` names this format among its first ``maximumOfferEntries``.
+    public func isOffered(in offered: [String]) -> Bool {
+        offered.prefix(Self.maximumOfferEntries).contains { Self.named($0) == self }
     }
 
     /// The format of an `answer`: its codec must be known and its payload type the one Preflight

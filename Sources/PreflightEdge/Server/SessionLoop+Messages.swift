@@ -164,7 +164,7 @@ extension SessionLoop {
         do throws(PreflightError) {
             // Both legs carry the caller's codec: a device that cannot is turned away like one
             // that accepts too late, and the call rings on elsewhere.
-            format = try session.validateOffer(ice: accept.ice, codecs: accept.codecs, required: edge.calls.format(of: accept.callSid))
+            format = try SignalingSession.chooseCodec(accept.codecs, required: edge.calls.format(of: accept.callSid))
         } catch {
             if offered.remove(accept.callSid) != nil { edge.calls.reject(callSid: accept.callSid, by: sessionId) }
             await send(.hangup(.init(callSid: accept.callSid, reason: error.message, code: error.code.rawValue)))

@@ -3,16 +3,22 @@ import Logging
 import PreflightCore
 
 extension SignalingSession {
-    /// The codec of an offer (`invite`, `accept`), once its ICE parameters are valid: the
-    /// offerer's first preference among those the edge speaks (PCMU, opus), or `required` (a
-    /// bridged call's codec, which both legs share: the edge does not transcode).
+    /// The codec of an offer (`invite`, `accept`), once its ICE parameters are valid
+    /// (``chooseCodec(_:required:)``).
     /// - Throws: 70002 for invalid ICE parameters, 70103 when no offered codec fits.
     func validateOffer(
         ice: ICEParameters, codecs: [String], required: AudioPayloadFormat? = nil
     ) throws(PreflightError) -> AudioPayloadFormat {
         try ice.validate()
+        return try Self.chooseCodec(codecs, required: required)
+    }
+
+    /// The offerer's first preference among the codecs the edge speaks (PCMU, opus), or
+    /// `required` (a bridged call's codec, which both legs share: the edge does not transcode).
+    /// - Throws: 70103 when no offered codec fits.
+    static func chooseCodec(_ codecs: [String], required: AudioPayloadFormat? = nil) throws(PreflightError) -> AudioPayloadFormat {
         if let required {
-            guard codecs.prefix(16).contains(where: { AudioPayloadFormat.named($0) == required }) else {
+            guard required.isOffered(in: codecs) else {
                 throw PreflightError(
                     code: .unsupportedCodec,
                     message: "call: the call's codec is \(required.name) (both parties of a call share one) and \(UntrustedText.excerpt("\(codecs)", limit: 120)) does not offer it")
