@@ -113,11 +113,17 @@ import WSClient
                 }
                 return nil
             }
-            let now = Int64(Date().timeIntervalSince1970)
-            let short = try #require(try await expiry(lifetime: .seconds(60)))
-            #expect(short >= now + 55 && short <= now + 61, "credentials until \(short - now) s from now")
-            let long = try #require(try await expiry(lifetime: .seconds(86_000)))
-            #expect(long >= now + 3595 && long <= now + 3601, "credentials until \(long - now) s from now")
+            // Each exchange lasts until the edge gives up on the invite, so the expiry is bracketed
+            // by the clock before and after its own exchange, not by one reading for both.
+            func bracketed(lifetime: Duration) async throws -> (expiry: Int64, before: Int64, after: Int64) {
+                let before = Int64(Date().timeIntervalSince1970.rounded(.down))
+                let expiry = try #require(try await expiry(lifetime: lifetime))
+                return (expiry, before, Int64(Date().timeIntervalSince1970.rounded(.up)))
+            }
+            let short = try await bracketed(lifetime: .seconds(60))
+            #expect(short.expiry >= short.before + 59 && short.expiry <= short.after + 60, "credentials until \(short.expiry - short.before) s from the hello")
+            let long = try await bracketed(lifetime: .seconds(86_000))
+            #expect(long.expiry >= long.before + 3599 && long.expiry <= long.after + 3600, "credentials until \(long.expiry - long.before) s from the hello")
         }
     }
 
