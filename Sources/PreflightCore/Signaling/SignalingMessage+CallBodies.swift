@@ -167,7 +167,7 @@ extension SignalingMessage {
         case .message(let body): body.callSid
         case .messageStatus(let body): body.callSid
         case .resumed(let body): body.callSid
-        case .hello, .welcome, .resume, .invite, .register, .registered, .probe, .probeTrain, .probeArrivals: nil
+        case .hello, .welcome, .resume, .invite, .register, .registered, .probe, .probeTrain, .probeArrivals, .connectivityCheck: nil
         }
     }
 }

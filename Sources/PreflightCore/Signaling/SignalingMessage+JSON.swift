@@ -36,6 +36,7 @@ extension SignalingMessage: Codable {
         case "probe": self = .probe(try Probe(from: decoder))
         case "probeTrain": self = .probeTrain(try ProbeTrain(from: decoder))
         case "probeArrivals": self = .probeArrivals(try ProbeArrivals(from: decoder))
+        case "connectivityCheck": self = .connectivityCheck(try ConnectivityCheck(from: decoder))
         case "accept": self = .accept(try Accept(from: decoder))
         case "reject":
             self = .reject(callSid: try decoder.container(keyedBy: RingingKeys.self).decode(String.self, forKey: .callSid))
@@ -76,6 +77,7 @@ extension SignalingMessage: Codable {
         case .probe(let body): try body.encode(to: encoder)
         case .probeTrain(let body): try body.encode(to: encoder)
         case .probeArrivals(let body): try body.encode(to: encoder)
+        case .connectivityCheck(let body): try body.encode(to: encoder)
         case .accept(let body): try body.encode(to: encoder)
         case .reject(let callSid):
             var body = encoder.container(keyedBy: RingingKeys.self)

@@ -2,7 +2,8 @@
 /// `type` field naming the case. The protocol is documented in `docs/protocol.md`.
 ///
 /// Client to edge: ``hello(token:client:)``, ``resume(_:)``, ``invite(_:)``, ``register``,
-/// ``accept(_:)``, ``reject(callSid:)``, ``insights(_:)``, ``probe(_:)``, ``probeTrain(_:)``, ``hangup(_:)``.
+/// ``accept(_:)``, ``reject(callSid:)``, ``insights(_:)``, ``probe(_:)``, ``probeTrain(_:)``,
+/// ``connectivityCheck(_:)``, ``hangup(_:)``.
 /// Edge to client: ``welcome(_:)``, ``resumed(_:)``, ``registered(identity:)``, ``incoming(_:)``,
 /// ``cancel(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``probeArrivals(_:)``, ``hangup(_:)``, ``error(_:)``.
 public enum SignalingMessage: Sendable, Hashable {
@@ -50,6 +51,10 @@ public enum SignalingMessage: Sendable, Hashable {
     case probeTrain(ProbeTrain)
     /// The uplink probe packets the edge received: a batch every 100 ms (edge → client).
     case probeArrivals(ProbeArrivals)
+    /// Start a connectivity check: the ICE parameters of the client's publish and subscribe
+    /// connections and its audio codecs; the edge answers with an `answer` (application
+    /// `"connectivity-check"`) carrying both of its own.
+    case connectivityCheck(ConnectivityCheck)
     /// The edge refuses a message or ends a session: a numeric code and a message.
     case error(ErrorInfo)
 
@@ -76,6 +81,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .probe: "probe"
         case .probeTrain: "probeTrain"
         case .probeArrivals: "probeArrivals"
+        case .connectivityCheck: "connectivityCheck"
         case .error: "error"
         }
     }
@@ -167,11 +173,16 @@ public enum SignalingMessage: Sendable, Hashable {
         /// The key the edge's media to this client is encrypted with; present when the offer had
         /// one and the edge encrypts this call (calls between clients), else the media is plain RTP.
         public var srtp: SRTPKey?
+        /// A connectivity check's subscribe connection: the edge's ICE parameters for it (``ice``
+        /// is then the publish connection's); absent for every other answer.
+        public var subscribeIce: ICEParameters?
 
         /// Creates the body.
         public init(
-            callSid: String, ice: ICEParameters, codec: String, payloadType: UInt8, application: String? = nil, srtp: SRTPKey? = nil
+            callSid: String, ice: ICEParameters, codec: String, payloadType: UInt8, application: String? = nil, srtp: SRTPKey? = nil,
+            subscribeIce: ICEParameters? = nil
         ) {
+            self.subscribeIce = subscribeIce
             self.callSid = callSid
             self.ice = ice
             self.codec = codec

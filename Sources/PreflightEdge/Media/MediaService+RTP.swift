@@ -96,15 +96,20 @@ extension MediaService {
             return nil
         }.first
         guard let report else { return nil }
-        var interval = session.uplink.closeInterval()
-        if session.uplink.expected == 0 { interval.fractionLost = 0 }
+        // A check's publish leg answers each stream (audio, video) from its own statistics.
+        var uplink = session.check?.streams[report.ssrc] ?? session.uplink
+        defer {
+            if session.check?.streams[report.ssrc] != nil { session.check?.streams[report.ssrc] = uplink } else { session.uplink = uplink }
+        }
+        var interval = uplink.closeInterval()
+        if uplink.expected == 0 { interval.fractionLost = 0 }
         let sent = injected ?? self.now  // an injected time (tests) sends at that time: hold 0
         let block = RTCPReportBlock(
             ssrc: report.ssrc, fractionLost: interval.fractionLost,
-            cumulativeLost: Int32(clamping: session.uplink.lost),
-            extendedHighestSequenceNumber: session.uplink.extendedHighestSequenceNumber,
+            cumulativeLost: Int32(clamping: uplink.lost),
+            extendedHighestSequenceNumber: uplink.extendedHighestSequenceNumber,
             // In the stream's RTP units (8 kHz for PCMU, 48 kHz for Opus), as RFC 3550 defines the field.
-            interarrivalJitter: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * Double(session.format.clockRate) / 1000)),
+            interarrivalJitter: UInt32(clamping: Int64(uplink.jitterMilliseconds * Double(session.format.clockRate) / 1000)),
             lastSenderReport: report.ntpTimestamp.middle32Bits,
             delaySinceLastSenderReport: UInt32(clamping: Int64((sent - now) * 65536)))
         let answer: RTCPPacket =

@@ -35,6 +35,8 @@ extension MediaService {
         var firstMediaTime: Double?
         /// A last-mile probe's state, for a probe session.
         var probe: ProbeSession?
+        /// A connectivity check's leg: the publish leg's media goes to its subscribe leg.
+        var check: CheckLeg?
 
         /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, the
         /// codec's clock at `seconds`) and counts it for the session's sender reports.

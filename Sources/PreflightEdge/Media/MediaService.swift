@@ -219,6 +219,11 @@ public final class MediaService: Sendable {
                     session.srtpIn = context
                     state.sessions[peer.ufrag] = session
                 }
+                if kind == .rtp, session.check != nil {
+                    return datagram.withUnsafeReadableBytes { bytes in
+                        relayCheck(bytes, from: peer.ufrag, source: source, state: &state, at: now)
+                    }
+                }
                 if kind == .rtp, session.application == nil {
                     return datagram.withUnsafeReadableBytes { bytes in
                         forward(bytes, from: peer.ufrag, state: &state, at: now)

@@ -39,6 +39,8 @@ extension SessionLoop {
             return await hello(token: token, timers: &timers)
         case (.message(.probe(let probe)), .ready(let claims)):
             return await startProbe(probe, claims: claims, timers: &timers)
+        case (.message(.connectivityCheck(let check)), .ready(let claims)):
+            return await startCheck(check, claims: claims, timers: &timers)
         case (.message(.probeTrain(let train)), .inCall(let call)) where call.isProbe:
             return await runTrain(train, call: call)
         case (.probeFlush(let callSid), .inCall(let call)) where call.callSid == callSid:

@@ -71,6 +71,7 @@ struct SessionLoop {
         }
         if case .inCall(let call) = phase {
             if let ufrag = call.ufrag { edge.media.removeSession(localUfrag: ufrag) }
+            if let ufrag = call.subscribeUfrag { edge.media.removeSession(localUfrag: ufrag) }
             if call.application == nil {
                 edge.calls.hangUp(
                     callSid: call.callSid, by: sessionId, reason: "the other party's connection was lost", code: .connectionError)

@@ -61,6 +61,28 @@ extension SignalingSession {
         return (ufrag, ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true))
     }
 
+    /// Opens a connectivity check's two legs for the client's publish and subscribe ufrags.
+    /// Returns the edge's side of each: local ufrag and ICE parameters (one host candidate, the
+    /// media port, as every session's).
+    func openCheckLegs(publishUfrag: String, subscribeUfrag: String, format: AudioPayloadFormat) -> (
+        publish: (ufrag: String, ice: ICEParameters), subscribe: (ufrag: String, ice: ICEParameters)
+    ) {
+        func credentials(_ remote: String) -> (ICELiteCredentials, ICEParameters) {
+            let (ufrag, password) = ICEParameters.randomCredentials()
+            let candidate = ICECandidate(
+                foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
+                address: advertisedAddress, port: UInt16(clamping: edge.configuration.advertisedMediaPort ?? mediaPort), type: .host)
+            return (
+                ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: remote),
+                ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true)
+            )
+        }
+        let (publish, publishICE) = credentials(publishUfrag)
+        let (subscribe, subscribeICE) = credentials(subscribeUfrag)
+        edge.media.addCheckLegs(publish: publish, subscribe: subscribe, format: format)
+        return ((publish.localUfrag, publishICE), (subscribe.localUfrag, subscribeICE))
+    }
+
     /// Answers a test application's call: opens its media session, sends ringing and the answer.
     /// - Parameter recording: how long record-playback records (the invite's `interval`), or
     ///   `nil` for the edge's `recordingDuration`.

@@ -73,6 +73,8 @@ struct SignalingSession {
         let claims: AccessTokenClaims
         /// A last-mile probe rather than a call (its application is the echo, for its pings).
         var isProbe = false
+        /// A connectivity check's subscribe leg (``ufrag`` is then its publish leg).
+        var subscribeUfrag: String?
     }
 
     enum Disposition {

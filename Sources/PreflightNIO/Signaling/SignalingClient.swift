@@ -108,6 +108,18 @@ public final class SignalingClient: Sendable {
         return answer
     }
 
+    /// Starts a connectivity check: sends `connectivityCheck` and waits for the edge's `answer`
+    /// (application `"connectivity-check"`, with `subscribeIce`).
+    /// - Throws: ``PreflightError``: the edge's error, `.signalingTimeout`, or why the connection failed.
+    public func connectivityCheck(_ check: SignalingMessage.ConnectivityCheck) async throws(PreflightError) -> SignalingMessage.Answer {
+        let deadline = ContinuousClock.now + configuration.timeout
+        try await send(.connectivityCheck(check))
+        guard case .answer(let answer) = try await wait(for: .answer, until: deadline) else {
+            throw PreflightError(code: .malformed, message: "signaling: no answer to the connectivity check")
+        }
+        return answer
+    }
+
     /// Registers the session for incoming calls to the token's identity; `incoming` and `cancel`
     /// messages then arrive on ``events``.
     /// - Returns: the identity the edge registered.

@@ -57,7 +57,9 @@ public struct VideoFrame: Sendable, Hashable {
             timestamp: timestamp)
     }
 
-    static func checkSize(width: Int, height: Int) throws(PreflightError) {
+    /// Checks a frame size: 1 to ``maximumDimension`` pixels each way.
+    /// - Throws: 70005 otherwise.
+    public static func checkSize(width: Int, height: Int) throws(PreflightError) {
         guard (1...maximumDimension).contains(width), (1...maximumDimension).contains(height) else {
             throw PreflightError(
                 code: .invalidArgument, message: "video frame size \(width)×\(height); 1 to \(maximumDimension) each way is allowed")

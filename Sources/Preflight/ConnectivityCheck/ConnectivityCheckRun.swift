@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+internal import PreflightCore
+internal import PreflightNIO
+
+/// One run of a connectivity check: the init endpoint, then a ``SignalingClient``, two
+/// ``ICEAgentDriver``s (publish, subscribe) and four ``MediaSession``s (audio and video, sent
+/// on the publish connection and received on the subscribe connection). One task owns the
+/// run's state; the pieces post ``Input``s to it. Every step that fails ends the run with the
+/// state reached and the error, and the result keeps what was measured.
+struct ConnectivityCheckRun {
+    /// Which of the check's two connections.
+    enum Leg: Sendable { case publish, subscribe }
+
+    enum Input: Sendable {
+        case welcomed(Result<SignalingMessage.Welcome, PreflightError>)
+        case answered(Result<SignalingMessage.Answer, PreflightError>)
+        case signaling(SignalingClient.Event)
+        case ice(Leg, ICEAgentDriver.Event)
+        case videoStarted(PreflightError?)
+        case captureTick
+        case reportTick
+        case iceTimedOut
+        case durationReached
+        case drained
+    }
+
+    let diagnostics: Diagnostics
+    let origin: ContinuousClock.Instant
+    let signaling: SignalingClient
+    let publishICE: ICEAgentDriver
+    let subscribeICE: ICEAgentDriver
+    let audioOut: MediaSession
+    let videoOut: MediaSession
+    let audioIn: MediaSession
+    let videoIn: MediaSession
+    let inputs: AsyncStream<Input>.Continuation
+    let offeredCodecs: [String]
+    var options: ConnectivityCheckOptions { diagnostics.options }
+    var logger: Logger { diagnostics.logger }
+
+    var result: ConnectivityCheckResult
+    var gathered: [Leg: [ICECandidate]] = [:]
+    var connected: Set<Leg> = []
+    var callSid: String?
+    var video: any VideoFrameSource
+    var captureWaits = 0
+    var mediaStarted: ContinuousClock.Instant?
+    var mediaEnded: ContinuousClock.Instant?
+    var done = false
+
+    /// Runs a check and returns its result.
+    static func run(_ diagnostics: Diagnostics, region: String?) async -> ConnectivityCheckResult {
+        let options = diagnostics.options
+        let origin = ContinuousClock.now
+        let startTime = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        var result = initialResult(options: options, startTime: startTime)
+        diagnostics.emit(.starting)
+        let offeredCodecs: [String]
+        let welcome: InitClient.Answer
+        do throws(PreflightError) {
+            offeredCodecs = try AudioCodecs.offer(options.preferredAudioCodecs)
+            _ = try VideoTestPacketizer(bitrate: options.videoBitrate, frameRate: options.videoFrameRate)
+            welcome = try await InitClient.fetch(
+                edge: options.edge, accessToken: options.accessToken, region: region,
+                trustedCertificatesFile: options.edgeTrustedCertificatesFile, timeout: options.signalingTimeout)
+        } catch {
+            result.errors.append(ReportError(error))
+            return result
+        }
+        result.signallingReport.isInitConnected = true
+        result.signallingReport.websocketUrl = welcome.websocketUrl
+        result.edge = welcome.edge
+        result.state = .initFetched
+        diagnostics.emit(.initFetched)
+        if Task.isCancelled { return cancelled(result) }
+
+        let (stream, inputs) = AsyncStream<Input>.makeStream()
+        let publishICE: ICEAgentDriver
+        let subscribeICE: ICEAgentDriver
+        do throws(PreflightError) {
+            publishICE = try await bind(options, url: welcome.websocketUrl, origin: origin, logger: diagnostics.logger) { inputs.yield(.ice(.publish, $0)) }
+            subscribeICE = try await bind(options, url: welcome.websocketUrl, origin: origin, logger: diagnostics.logger) { inputs.yield(.ice(.subscribe, $0)) }
+        } catch {
+            result.errors.append(ReportError(error))
+            return result
+        }
+        let signaling = SignalingClient(
+            configuration: SignalingClientConfiguration(
+                url: welcome.websocketUrl, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
+                timeout: options.signalingTimeout),
+            logger: diagnostics.logger)
+        let wallOrigin = Double(startTime)
+        func session(_ ice: ICEAgentDriver, _ name: String, audioReceived: (@Sendable ([Int16]) -> Void)? = nil) -> MediaSession {
+            MediaSession(
+                configuration: MediaSessionConfiguration(cname: "preflight-check-\(name)"), origin: origin, wallClockOrigin: wallOrigin,
+                transmit: { ice.sendMedia($0) }, audioReceived: audioReceived)
+        }
+        var played: (@Sendable ([Int16]) -> Void)?
+        if let output = options.audioOutput { played = { samples in output.play(samples) } }
+        let audioOut = session(publishICE, "audio")
+        let videoOut = session(publishICE, "video")
+        let audioIn = session(subscribeICE, "audio-in", audioReceived: played)
+        let videoIn = session(subscribeICE, "video-in")
+        let video: any VideoFrameSource = options.videoInput ?? TestPatternVideoSource()
+        var run = ConnectivityCheckRun(
+            diagnostics: diagnostics, origin: origin, signaling: signaling, publishICE: publishICE, subscribeICE: subscribeICE,
+            audioOut: audioOut, videoOut: videoOut, audioIn: audioIn, videoIn: videoIn, inputs: inputs, offeredCodecs: offeredCodecs,
+            result: result, video: video)
+        return await withTaskGroup(of: Void.self) { group -> ConnectivityCheckResult in
+            group.addTask { await signaling.run() }
+            group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
+            group.addTask { await publishICE.run() }
+            group.addTask { await subscribeICE.run() }
+            group.addTask {
+                do throws(PreflightError) {
+                    inputs.yield(.welcomed(.success(try await signaling.connect())))
+                } catch {
+                    inputs.yield(.welcomed(.failure(error)))
+                }
+            }
+            group.post(.durationReached, to: inputs, after: options.duration - (ContinuousClock.now - origin))
+            do throws(PreflightError) {
+                try await run.loop(stream, group: &group)
+            } catch {
+                run.result.errors.append(ReportError(error))
+            }
+            if !run.done, Task.isCancelled {
+                run.result.errors.append(ReportError(PreflightError(code: .cancelled, message: "connectivity check stopped")))
+            }
+            run.finishResult()
+            if let callSid = run.callSid { await signaling.hangup(callSid: callSid, reason: run.done ? "completed" : "stopped") }
+            run.audioOut.stopSending()
+            run.videoOut.stopSending()
+            run.video.stop()
+            await publishICE.close()
+            await subscribeICE.close()
+            await signaling.close()
+            inputs.finish()
+            group.cancelAll()
+            return run.result
+        }
+    }
+
+    mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async throws(PreflightError) {
+        for await input in stream {
+            if Task.isCancelled { return }
+            try handle(input, group: &group)
+            if done { return }
+        }
+    }
+
+    static func bind(
+        _ options: ConnectivityCheckOptions, url: String, origin: ContinuousClock.Instant, logger: Logger,
+        events: @escaping @Sendable (ICEAgentDriver.Event) -> Void
+    ) async throws(PreflightError) -> ICEAgentDriver {
+        try await ICEAgentDriver.bind(
+            configuration: ICEAgentDriverConfiguration(
+                agent: ICEAgent.Configuration(
+                    transportPolicy: options.iceTransportPolicy, gatheringTimeout: options.gatheringTimeout, checkTimeout: options.iceTimeout,
+                    wallClockOrigin: Date().timeIntervalSince1970 * 1000, peerName: "the edge"),
+                offersLoopback: HostInterfaces.isLoopback(url: url), turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
+            origin: origin, logger: logger, events: events)
+    }
+
+    /// Seconds since ``origin``.
+    func seconds(_ instant: ContinuousClock.Instant = .now) -> Double {
+        (instant - origin).inSeconds
+    }
+}
