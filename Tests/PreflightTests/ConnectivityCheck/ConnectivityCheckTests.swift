@@ -51,4 +51,93 @@ import Testing
             #expect(result.testTimestamp > now - 30_000 && result.testTimestamp <= now)
         }
     }
+
+    @Test func aRefusedTokenEndsAtStartingWithTheTokensCode() async throws {
+        try await LocalEdge.withRunning { edge in
+            let other = try await LocalEdge.withRunning { other in try await other.token() }  // signed with another secret
+            let (result, states) = try await Self.check(ConnectivityCheckOptions(accessToken: other, edge: edge.signalingURL, duration: .seconds(5)))
+            #expect(states == [.starting])
+            #expect(result.state == .starting)
+            #expect(result.errors.count == 1 && (20101...20107).contains(result.errors.first?.code ?? 0), "\(result.errors)")
+            #expect(!result.signallingReport.isInitConnected && result.signallingReport.websocketUrl.isEmpty)
+        }
+    }
+
+    @Test func anUnreachableInitEndpointIs70601() async throws {
+        // A port that was just free: nothing listens there.
+        let port = try await LocalEdge.withRunning { edge in edge.signalingURL }
+        let (result, _) = try await Self.check(ConnectivityCheckOptions(accessToken: "x", edge: port, duration: .seconds(5)))
+        #expect(result.state == .starting)
+        #expect(result.errors.map(\.code) == [70601], "\(result.errors)")
+    }
+
+    @Test func anUnreachableSignalingServerEndsAtInitFetched() async throws {
+        var configuration = LocalEdge.configuration()
+        configuration.publicSignalingURL = "ws://127.0.0.1:9/signaling"
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
+            let (result, states) = try await Self.check(
+                ConnectivityCheckOptions(accessToken: try await edge.token(), edge: edge.signalingURL, duration: .seconds(5)))
+            #expect(states == [.starting, .initFetched])
+            #expect(result.state == .initFetched)
+            #expect(result.signallingReport.isInitConnected && !result.signallingReport.isConnected)
+            #expect(result.signallingReport.websocketUrl == "ws://127.0.0.1:9/signaling")
+            #expect(result.errors.map(\.code) == [PreflightError.Code.socketConnectionFailed.rawValue], "\(result.errors)")
+        }
+    }
+
+    @Test func stoppingEndsWithWhatWasMeasured() async throws {
+        try await LocalEdge.withRunning { edge in
+            let diagnostics = Diagnostics(options: ConnectivityCheckOptions(accessToken: try await edge.token(), edge: edge.signalingURL))
+            let states = diagnostics.connectivityStates()
+            Task {
+                for await state in states where state == .mediaPublished {
+                    try? await Task.sleep(for: .seconds(1))
+                    diagnostics.stopConnectivityCheck()
+                    return
+                }
+            }
+            let started = ContinuousClock.now
+            let result = try await diagnostics.connectivityCheck()
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(result.state == .mediaPublished)
+            #expect(result.errors.map(\.code) == [31008], "\(result.errors)")
+            #expect(result.mediaServerReport.stats.audio.packetsReceived > 10)
+        }
+    }
+
+    @Test func aSecondCheckWhileOneRunsIs70602() async throws {
+        try await LocalEdge.withRunning { edge in
+            let diagnostics = Diagnostics(
+                options: ConnectivityCheckOptions(accessToken: try await edge.token(), edge: edge.signalingURL, duration: .seconds(5)))
+            async let first = diagnostics.connectivityCheck()
+            try await Task.sleep(for: .milliseconds(200))
+            await #expect(throws: PreflightError.self) { _ = try await diagnostics.connectivityCheck() }
+            let completed = await withCheckedContinuation { continuation in
+                diagnostics.startConnectivityCheck { _ in } completion: { continuation.resume(returning: $0) }
+            }
+            #expect(completed.errors.map(\.code) == [70602])
+            #expect(try await first.state == .completed)
+        }
+    }
+
+    @Test(arguments: [Duration.seconds(2), .seconds(121)]) func aDurationOutOfRangeIs70005(_ duration: Duration) async throws {
+        let diagnostics = Diagnostics(options: ConnectivityCheckOptions(accessToken: "x", duration: duration))
+        let error = await #expect(throws: PreflightError.self) { _ = try await diagnostics.connectivityCheck() }
+        #expect(error?.code == .invalidArgument)
+    }
+
+    @Test func noRouteForMediaEndsAtSignallingConnected() async throws {
+        // Relay only, and no TURN server: neither connection has a candidate that can reach the edge.
+        try await LocalEdge.withRunning { edge in
+            var options = ConnectivityCheckOptions(accessToken: try await edge.token(), edge: edge.signalingURL, duration: .seconds(8))
+            options.iceTransportPolicy = .relay
+            options.iceTimeout = .seconds(2)
+            let (result, states) = try await Self.check(options)
+            #expect(states == [.starting, .initFetched, .signallingConnected])
+            #expect(result.state == .signallingConnected)
+            #expect(!result.mediaServerReport.isPublishICEConnected && !result.mediaServerReport.isSubscribeICEConnected)
+            #expect(result.errors.first.map { [53405, 53400, 31003].contains($0.code) } == true, "\(result.errors)")
+            #expect(result.mediaServerReport.connectionQualityScore == .noData)
+        }
+    }
 }
