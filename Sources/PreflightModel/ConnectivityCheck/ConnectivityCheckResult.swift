@@ -50,3 +50,13 @@ public struct ConnectivityCheckResult: Sendable, Hashable, Codable {
         return try encoder.encode(self)
     }
 }
+
+extension ConnectivityCheckResult {
+    /// The result of a check that ended before it began: state `starting`, nothing tested, `error`.
+    public init(failure error: PreflightError, testTimestamp: Int64) {
+        let none = DeviceTestOutcome(tested: false, outcome: .notTested, source: "")
+        self.init(
+            testTimestamp: testTimestamp, state: .starting, signallingReport: SignallingReport(), mediaServerReport: MediaServerReport(),
+            deviceTestReport: DeviceTestReport(camera: none, microphone: none, speaker: none), errors: [ReportError(error)])
+    }
+}
