@@ -23,14 +23,14 @@ final class UDPProbe: Sendable {
         self.tally = Mutex(Tally())
     }
 
-    /// Binds 127.0.0.1 on an ephemeral port.
-    static func bind() async throws -> UDPProbe {
+    /// Binds `host` (127.0.0.1 by default; any 127/8 address is loopback) on an ephemeral port.
+    static func bind(host: String = "127.0.0.1") async throws -> UDPProbe {
         let box = TallyBox()
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ReceiveCounter(box: box)) }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: host, port: 0).get()
         return UDPProbe(channel: channel, box: box)
     }
 
