@@ -262,6 +262,21 @@ VIDEO_FRAMES = [bytes([0, 3, 1, 0, 0]) + bytes(range(16)), bytes([2, 7, 7, 0, 0]
 # Opus packets: TOC bytes of the three modes and the four frame-count codes, with a little data.
 OPUS = [bytes([0x78]) + bytes(20), bytes([0x08, 0x55] + [0] * 30), bytes([0xFC, 0xFF, 0xFE]), bytes([0x0B << 3 | 3, 0x02, 10, 10]) + bytes(20), b""]
 
+# Init answers (two status bytes, then the body), video test payload headers, a result's JSON.
+CONNECTIVITY = [
+    bytes([0, 200]) + b'{"edge":"local","websocketUrl":"ws://127.0.0.1:8080/signaling","iceServers":[{"urls":["stun:127.0.0.1:3478"]}]}',
+    bytes([1, 145]) + b'{"code":20107,"message":"access token: bad signature"}',
+    bytes([1, 247]) + b'<html>bad gateway</html>',
+    bytes([0, 0, 0, 7, 0, 1, 0, 2]) + bytes(40),
+    b'{"testTimestamp":1795677103071,"state":"completed","signallingReport":{"isConnected":true,"isInitConnected":true,"websocketUrl":"ws://x"},'
+    b'"mediaServerReport":{"isPublishICEConnected":true,"isSubcribeICEConnected":true,"connectionQualityScore":4.9,"stats":{"audio":{"bytesSent":1,'
+    b'"bytesReceived":1,"packetsReceived":1,"packetsLost":0,"bitrateSent":1,"bitrateReceived":1,"roundTripTime":1,"packetsSent":1,"packetsLostDownlink":0,'
+    b'"jitter":0},"video":{"bytesSent":1,"bytesReceived":1,"packetsReceived":1,"packetsLost":0,"bitrateSent":1,"bitrateReceived":1,"roundTripTime":1,'
+    b'"packetsSent":1,"packetsLostDownlink":0,"jitter":0}},"publishIceCandidatesGathered":[],"subscribeIceCandidatesGathered":[]},'
+    b'"deviceTestReport":{"camera":{"tested":false,"outcome":"notTested","source":"s"},"microphone":{"tested":false,"outcome":"notTested","source":"s"},'
+    b'"speaker":{"tested":false,"outcome":"notTested","source":"s"}},"errors":[{"code":70401,"message":"m"}],"edge":"e","codec":"PCMU","mediaDuration":1}',
+]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
@@ -270,6 +285,7 @@ CORPORA = {
     "FuzzWAV": WAV,
     "FuzzVideoFrame": VIDEO_FRAMES,
     "FuzzOpus": OPUS,
+    "FuzzConnectivityCheck": CONNECTIVITY,
 }
 
 
@@ -300,7 +316,7 @@ DICTIONARIES = {
                        + [struct.pack("!H", t) for t in (0x0001, 0x0101, 0x0111, 0x0003, 0x0113, 0x0016, 0x0009)]),
     "rtp": dictionary([b"\xbe\xde", b"\x10\x00", b"\x80", b"\x90", b"\xb0"]),
     "rtcp": dictionary([bytes([t]) for t in (200, 201, 202, 203, 204)] + [b"\x81\xc8", b"\x81\xc9", b"\x81\xca"]),
-    "json": "".join('"\\"%s\\""\n' % k for k in json_keys(SIGNALING + REPORT + [payload]))
+    "json": "".join('"\\"%s\\""\n' % k for k in json_keys(SIGNALING + REPORT + [payload, CONNECTIVITY[-1]]))
     + "".join('"%s"\n' % s for s in ("hello", "welcome", "resume", "resumed", "invite", "ringing", "answer", "hangup", "error", "null",
                                      "true", "false", "1e300", "-1e300", "HS256", "JWT")),
     "wav": dictionary([b"RIFF", b"WAVE", b"fmt ", b"data", b"LIST", b"\xfe\xff", b"\x01\x00", b"\x10\x00"]),

@@ -57,7 +57,7 @@ struct ConnectivityCheckRun {
         var result = initialResult(options: options, startTime: startTime)
         diagnostics.emit(.starting)
         let offeredCodecs: [String]
-        let welcome: InitClient.Answer
+        let welcome: InitAnswer
         do throws(PreflightError) {
             offeredCodecs = try AudioCodecs.offer(options.preferredAudioCodecs)
             _ = try VideoTestPacketizer(bitrate: options.videoBitrate, frameRate: options.videoFrameRate)

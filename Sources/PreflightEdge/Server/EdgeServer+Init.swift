@@ -4,17 +4,6 @@ import NIOCore
 import PreflightCore
 
 extension EdgeServer {
-    /// What `GET /v1/init` answers: where to connect and with which ICE servers (100ms's init
-    /// API: its `endpoint` and `rtc_config` under Preflight's names).
-    struct InitBody: Encodable {
-        /// The edge's name (the welcome's `edge`, the report's `edge`).
-        var edge: String
-        /// The signaling WebSocket URL to connect to.
-        var websocketUrl: String
-        /// STUN/TURN servers, TURN credentials minted for the token's identity.
-        var iceServers: [ICEServer]
-    }
-
     /// The longest `Authorization` value read: a token past this is refused unread.
     static let maximumAuthorizationLength = 8192
 
@@ -40,7 +29,7 @@ extension EdgeServer {
         }
         let host = advertisedAddress.contains(":") ? "[\(advertisedAddress)]" : advertisedAddress
         let url = configuration.publicSignalingURL ?? "\(tlsContext == nil ? "ws" : "wss")://\(host):\(addresses.http.port ?? 0)/signaling"
-        let body = InitBody(
+        let body = InitAnswer(
             edge: configuration.edgeName, websocketUrl: url, iceServers: iceServers(for: claims, mediaPort: addresses.media.port ?? 0))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

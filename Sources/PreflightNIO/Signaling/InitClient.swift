@@ -9,19 +9,6 @@ import PreflightCore
 /// connectivity check as 100ms's init API is: the access token goes as a Bearer credential, and
 /// the answer names the edge, its signaling URL and the ICE servers to use.
 public enum InitClient {
-    /// What the init endpoint answered.
-    public struct Answer: Sendable, Hashable, Decodable {
-        /// The edge's name.
-        public var edge: String
-        /// The signaling WebSocket URL.
-        public var websocketUrl: String
-        /// STUN/TURN servers with credentials.
-        public var iceServers: [ICEServer]
-    }
-
-    /// The largest answer read, bytes: an edge's answer is a few hundred.
-    public static let maximumAnswerLength = 64 * 1024
-
     /// Where the init endpoint of an edge is given by its signaling URL (`ws[s]://host:port/…` becomes
     /// `http[s]://host:port/v1/init`) or by its HTTP base (`http[s]://host:port[/v1/init]`).
     /// - Throws: 70601 for any other text.
@@ -64,7 +51,7 @@ public enum InitClient {
     ///   it could not be reached, timed out, or answered something else.
     public static func fetch(
         edge: String, accessToken: String, region: String? = nil, trustedCertificatesFile: String? = nil, timeout: Duration
-    ) async throws(PreflightError) -> Answer {
+    ) async throws(PreflightError) -> InitAnswer {
         let (target, secure) = try initURL(edge: edge)
         var path = "/v1/init"
         if let region, !region.isEmpty {
@@ -92,27 +79,7 @@ public enum InitClient {
         } catch {
             throw PreflightError(code: .initFailed, message: "init: cannot reach \(target.hostHeader): \(error)", underlying: error)
         }
-        return try decode(status: exchange.status, body: exchange.body)
-    }
-
-    /// Reads the endpoint's answer: its JSON for 200, its `{code, message}` for a refusal.
-    /// - Throws: the refusal's code, or 70601 for anything else.
-    public static func decode(status: UInt, body: [UInt8]) throws(PreflightError) -> Answer {
-        struct Refusal: Decodable {
-            var code: Int
-            var message: String
-        }
-        if status == 200 {
-            guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(body)) else {
-                throw PreflightError(code: .initFailed, message: "init: the answer is not the init endpoint's JSON")
-            }
-            return answer
-        }
-        if let refusal = try? JSONDecoder().decode(Refusal.self, from: Data(body)), (20000...79999).contains(refusal.code) {
-            throw PreflightError(
-                code: PreflightError.Code(refusal.code), message: "init: HTTP \(status): \(UntrustedText.excerpt(refusal.message, limit: 300))")
-        }
-        throw PreflightError(code: .initFailed, message: "init: HTTP \(status)")
+        return try InitAnswer(status: exchange.status, body: exchange.body)
     }
 
     static func makeTLS(_ trustedCertificatesFile: String?) throws(PreflightError) -> NIOSSLContext {
@@ -156,8 +123,8 @@ public enum InitClient {
                 case .head(let response):
                     status = response.status.code
                 case .body(let buffer):
-                    guard body.count + buffer.readableBytes <= maximumAnswerLength else {
-                        throw PreflightError(code: .initFailed, message: "init: the answer exceeds \(maximumAnswerLength) bytes")
+                    guard body.count + buffer.readableBytes <= InitAnswer.maximumLength else {
+                        throw PreflightError(code: .initFailed, message: "init: the answer exceeds \(InitAnswer.maximumLength) bytes")
                     }
                     body += buffer.readableBytesView
                 case .end:
