@@ -119,6 +119,38 @@ class ICELab:
         report = json.loads(out) if out.strip() else {}
         return p.returncode, report, err, elapsed
 
+    def run_check(self, name: str, duration: int = 5):
+        """`preflight check` (100ms's connectivity check) from the client: its exit, its JSON result."""
+        argv = [str(self.binary), "check", "--edge", self.url, "--token", self.token, "--duration", str(duration), "--json",
+                "--ice-timeout", "4"]
+        p = self.lab.run_on("client", argv, timeout=duration + 60)
+        (self.out / f"{name}-check.json").write_text(p.stdout)
+        (self.out / f"{name}-check.log").write_text(p.stderr)
+        return p.returncode, (json.loads(p.stdout) if p.stdout.strip() else {})
+
+    def connectivity_check(self, s: Scenario) -> None:
+        """The connectivity check in the open, relayed and blocked scenarios: both its connections
+        take the path the preflight test took, or it ends where the block stops it."""
+        rc, result = self.run_check(s.name)
+        media = result.get("mediaServerReport", {})
+        pairs = [media.get("publishICECandidatePairSelected") or {}, media.get("subscribeICECandidatePairSelected") or {}]
+        locals_ = [p.get("localCandidate", {}) for p in pairs]
+        errors = [e.get("code") for e in result.get("errors", [])]
+        received = sum(media.get("stats", {}).get(k, {}).get("packetsReceived", 0) for k in ("audio", "video"))
+        print(f"     check: state {result.get('state')}, errors {errors}, pairs {[(l.get('candidateType'), l.get('ip')) for l in locals_]}, "
+              f"{received} packets back", flush=True)
+        if s.name == "all-blocked":
+            self.check(s.name, rc == 1 and result.get("state") == "signallingConnected" and errors[:1] == [53405],
+                       f"the connectivity check ended at signallingConnected with 53405 (exit {rc}, {result.get('state')}, {errors})")
+            self.check(s.name, not media.get("isPublishICEConnected") and not media.get("isSubcribeICEConnected"),
+                       "neither of its connections passed ICE")
+            return
+        relayed = s.name == "udp-to-edge-blocked"
+        self.check(s.name, rc == 0 and result.get("state") == "completed" and received > 100,
+                   f"the connectivity check completed (exit {rc}, {result.get('state')}, {received} packets back)")
+        self.check(s.name, all((l.get("candidateType") == "relay" and l.get("ip") == TURN_IP) == relayed for l in locals_),
+                   f"both its connections {'went through the relay' if relayed else 'went direct'}")
+
     def scenario(self, s: Scenario) -> None:
         self.lab.unblock()
         if s.blocks:
@@ -144,6 +176,7 @@ class ICELab:
             self.check(s.name, local.get("candidateType") in ("srflx", "host", "prflx") and local.get("ip") == CLIENT_IP,
                        f"the selected local candidate is the NAT's address ({local.get('candidateType')} {local.get('ip')})")
             self.check(s.name, any(c["candidateType"] == "relay" for c in candidates), "relay candidates were gathered too")
+            self.connectivity_check(s)
         elif s.name in ("udp-to-edge-blocked", "all-udp-blocked"):
             transport = "udp" if s.name == "udp-to-edge-blocked" else "tcp"
             self.check(s.name, rc == 0, f"the test completed (exit {rc}; {err.strip().splitlines()[-1:] if rc else ''})")
@@ -155,6 +188,8 @@ class ICELab:
             self.check(s.name, len(samples) >= 2 and all(x.get("packetsLostFraction", 1) == 0 for x in samples),
                        f"media flowed through the relay without loss ({len(samples)} samples)")
             self.check(s.name, self.lab.blocked_packets() > 0, f"the block dropped packets ({self.lab.blocked_packets()})")
+            if s.name == "udp-to-edge-blocked":
+                self.connectivity_check(s)
         elif s.name == "all-blocked":
             self.check(s.name, rc == 1 and "error 53405" in err, f"the test failed with 53405 (exit {rc}: {err.strip().splitlines()[-1:]})")
             self.check(s.name, elapsed < 2 + 4 + 5, f"it failed within the gathering and ICE timeouts ({elapsed:.1f} s)")
@@ -164,6 +199,7 @@ class ICELab:
             self.check(s.name, len(errors) >= 2 and all(e["errorCode"] == 701 for e in errors if e["url"].startswith("turn:")),
                        f"the unreachable TURN servers are reported ({[(e['url'], e['errorCode']) for e in errors]})")
             self.check(s.name, "ice-connection-state:failed" in timeline, "the timeline ends ICE in failed")
+            self.connectivity_check(s)
         elif s.name == "path-dies":
             self.check(s.name, rc == 1 and "error 53405" in err, f"the test failed with 53405 (exit {rc}: {err.strip().splitlines()[-1:]})")
             self.check(s.name, "reconnecting:" in err, "the SDK reported the reconnect attempt")
