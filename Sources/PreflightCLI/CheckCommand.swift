@@ -15,8 +15,8 @@ public struct CheckCommand: AsyncParsableCommand, Sendable {
         discussion: """
             Asks the edge's init endpoint for the signaling URL and ICE servers, connects the \
             signaling, opens a publish and a subscribe connection (each with its own ICE), \
-            publishes audio (the test tone) and a video test stream (a camera with --camera, \
-            else a synthetic pattern) and receives them back on the subscribe connection for \
+            publishes audio (the test tone) and a video test stream (the first camera, or the one \
+            --camera names; a synthetic pattern when there is none) and receives them back on the subscribe connection for \
             --duration seconds. Prints a line per state reached, then the result. Without --edge \
             an edge starts in this process on loopback. Exits 1 with "error <code>: <message>" \
             (the first error) when the check did not complete or met an error (a camera that \
@@ -46,8 +46,8 @@ public struct CheckCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("video-bitrate"), help: "The video test stream's bitrate, kbps (100-1000).")
     public var videoBitrate: Int = 500
     /// The camera.
-    @Option(help: "A V4L2 camera to publish (/dev/video0); without it a synthetic pattern stands in.")
-    public var camera: String?
+    @Option(help: "The video to publish: auto (the first V4L2 camera, else a synthetic pattern), synthetic, or a camera's node (/dev/video0).")
+    public var camera: String = "auto"
     /// Seconds allowed for signaling.
     @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed for the init request, the signaling and the answer (1-120).")
     public var signalingTimeout: Int = 10
@@ -111,7 +111,11 @@ public struct CheckCommand: AsyncParsableCommand, Sendable {
             accessToken: token, edge: edge, duration: .seconds(duration), preferredAudioCodecs: CodecList.parse(codec),
             videoBitrate: videoBitrate * 1000, signalingTimeout: .seconds(signalingTimeout),
             iceTimeout: .milliseconds(Int64(iceTimeout * 1000)), iceTransportPolicy: iceTransportPolicy, edgeTrustedCertificatesFile: edgeCAFile)
-        if let camera { options.videoInput = CameraVideoSource(device: camera) }
+        switch camera {
+        case "synthetic": break
+        case "auto": if let first = V4L2Camera.cameras().first { options.videoInput = CameraVideoSource(device: first.id) }
+        default: options.videoInput = CameraVideoSource(device: camera)
+        }
         do {
             options.iceServers = try iceServerOptions.servers(environment: ProcessInfo.processInfo.environment)
         } catch {

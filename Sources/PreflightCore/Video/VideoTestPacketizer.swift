@@ -47,10 +47,11 @@ public struct VideoTestPacketizer: Sendable {
     public mutating func payloads(for frame: VideoFrame) -> [[UInt8]] {
         carry += Double(bitrate) / 8 / Double(frameRate)
         let budget = max(VideoTestPayload.headerSize + 1, Int(carry.rounded(.down)))
-        carry -= Double(budget)
         let perPacket = maximumPayloadSize - VideoTestPayload.headerSize
         let count = max(1, (budget - 1) / maximumPayloadSize + 1)
         let body = max(1, min(perPacket, budget / count - VideoTestPayload.headerSize))
+        // What equal packets leave out of the budget is owed to the next frame.
+        carry -= Double(count * (body + VideoTestPayload.headerSize))
         let luma = frame.luma
         // A stride that walks the whole picture across the frame's packets.
         let stride = max(1, luma.count / max(1, body * count))
