@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 
 from labkit import checkjson
-from labkit import truth as T
-from labkit.bench import APP, JITTER_FLOOR_MS, preflight_binary
+from labkit.bench import APP, preflight_binary
 from labkit.call import mint, serve
-from labkit.diagnosis import check, flow
+from labkit.diagnosis import check, check_test, flow, jitter_tolerance, preflight_test, rtt_tolerance
 from labkit.impair import DirectionSpec
 from labkit.lab import Lab, LabError
 
@@ -34,14 +33,7 @@ def main(duration: int = 20, out: Path | None = None) -> int:
             lab.impair(up, down, seed=1)
             url = serve(lab, binary, secret, out)
             token = mint(binary, secret, "lab", APP)
-            lab.start_captures("check-test")
-            test = lab.run_on("client", [str(binary), "run", "--edge-url", url, "--token", token, "--duration", str(duration),
-                                         "--json"], timeout=duration + 60)
-            time.sleep(0.5)
-            test_truth = flow(lab.stop_captures())
-            (out / "preflight.json").write_text(test.stdout)
-            if test.returncode != 0:
-                raise LabError(f"the preflight test failed: {test.stderr.strip().splitlines()[-1:]}")
+            report, test_truth = preflight_test(lab, binary, url, token, duration, out, "check-test")
             lab.start_captures("check")
             run = lab.run_on("client", [str(binary), "check", "--edge", url, "--token", token, "--duration", str(duration),
                                         "--json"], timeout=duration + 60)
@@ -55,16 +47,11 @@ def main(duration: int = 20, out: Path | None = None) -> int:
     except LabError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    report = json.loads(test.stdout)
     result = json.loads(run.stdout)
     stats = report["networkStats"]
     audio = result["mediaServerReport"]["stats"]["audio"]
     video = result["mediaServerReport"]["stats"]["video"]
-    rtt_tolerance = lambda truth: max(1.0, 0.03 * truth)  # noqa: E731 (the benchmark's RTT target)
-    jitter_tolerance = lambda truth: max(JITTER_FLOOR_MS, 0.1 * truth)  # noqa: E731
-    check(rows, "preflight test", "rtt ms", test_truth.rtt_ms, stats["rtt"]["average"], rtt_tolerance(test_truth.rtt_ms))
-    check(rows, "preflight test", "loss up %", test_truth.up.loss_percent, report["uplink"]["packetsLostFraction"], 0.5)
-    check(rows, "preflight test", "loss down %", test_truth.down.loss_percent, report["downlink"]["packetsLostFraction"], 0.5)
+    check_test(rows, report, test_truth)
     check(rows, "connectivity check", "rtt ms (RTCP, publish)", check_truth.rtt_ms, audio["roundTripTime"], rtt_tolerance(check_truth.rtt_ms) + 0.5)
     up_loss = 100 * audio["packetsLost"] / audio["packetsSent"] if audio["packetsSent"] else float("nan")
     check(rows, "connectivity check", "audio loss up % (packetsLost)", check_truth.up.loss_percent, up_loss, 0.5)

@@ -42,6 +42,37 @@ def check(rows: list, name: str, metric: str, truth: float, got: float, toleranc
     rows.append((name, metric, truth, got, tolerance, abs(got - truth) <= tolerance))
 
 
+def rtt_tolerance(truth: float) -> float:
+    """The accuracy benchmark's RTT target."""
+    return max(1.0, 0.03 * truth)
+
+
+def jitter_tolerance(truth: float) -> float:
+    """The accuracy benchmark's jitter target."""
+    return max(JITTER_FLOOR_MS, 0.1 * truth)
+
+
+def preflight_test(lab: Lab, binary: Path, url: str, token: str, duration: int, out: Path, name: str) -> tuple[dict, T.FlowTruth]:
+    """A preflight test (`preflight run --json`) from the client namespace with its own captures:
+    its report and its packets' ground truth."""
+    lab.start_captures(name)
+    test = lab.run_on("client", [str(binary), "run", "--edge-url", url, "--token", token, "--duration", str(duration), "--json"],
+                      timeout=duration + 60)
+    time.sleep(0.5)
+    truth = flow(lab.stop_captures())
+    (out / "preflight.json").write_text(test.stdout)
+    if test.returncode != 0:
+        raise LabError(f"the preflight test failed: {test.stderr.strip().splitlines()[-1:]}")
+    return json.loads(test.stdout), truth
+
+
+def check_test(rows: list, report: dict, truth: T.FlowTruth) -> None:
+    """The preflight test's RTT and per-direction loss against its truth."""
+    check(rows, "preflight test", "rtt ms", truth.rtt_ms, report["networkStats"]["rtt"]["average"], rtt_tolerance(truth.rtt_ms))
+    check(rows, "preflight test", "loss up %", truth.up.loss_percent, report["uplink"]["packetsLostFraction"], 0.5)
+    check(rows, "preflight test", "loss down %", truth.down.loss_percent, report["downlink"]["packetsLostFraction"], 0.5)
+
+
 def main(duration: int = 10, out: Path | None = None) -> int:
     repo = Path(__file__).resolve().parents[2]
     binary = preflight_binary(repo)
@@ -58,14 +89,7 @@ def main(duration: int = 10, out: Path | None = None) -> int:
             def token(application: str, *extra: str) -> str:
                 return mint(binary, secret, "lab", application, *extra)
 
-            lab.start_captures("diagnose-test")
-            test = lab.run_on("client", [str(binary), "run", "--edge-url", url, "--token", token(APP), "--duration", str(duration),
-                                         "--json"], timeout=duration + 60)
-            time.sleep(0.5)
-            test_truth = flow(lab.stop_captures())
-            (out / "preflight.json").write_text(test.stdout)
-            if test.returncode != 0:
-                raise LabError(f"the preflight test failed: {test.stderr.strip().splitlines()[-1:]}")
+            report, test_truth = preflight_test(lab, binary, url, token(APP), duration, out, "diagnose-test")
             lab.start_captures("diagnose-call")
             diagnosis_run = lab.run_on("client", [str(binary), "diagnose", "--edge-url", url, "--token", token(DIAL_APP, "--incoming"),
                                                   "--number", TEST_NUMBER, "--duration", str(duration), "--json"], timeout=duration + 60)
@@ -78,14 +102,9 @@ def main(duration: int = 10, out: Path | None = None) -> int:
     except LabError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    report = json.loads(test.stdout)
     diagnosis = json.loads(diagnosis_run.stdout)["diagnosis"]
     stats = report["networkStats"]
-    rtt_tolerance = lambda truth: max(1.0, 0.03 * truth)  # noqa: E731 (the benchmark's RTT target)
-    jitter_tolerance = lambda truth: max(JITTER_FLOOR_MS, 0.1 * truth)  # noqa: E731
-    check(rows, "preflight test", "rtt ms", test_truth.rtt_ms, stats["rtt"]["average"], rtt_tolerance(test_truth.rtt_ms))
-    check(rows, "preflight test", "loss up %", test_truth.up.loss_percent, report["uplink"]["packetsLostFraction"], 0.5)
-    check(rows, "preflight test", "loss down %", test_truth.down.loss_percent, report["downlink"]["packetsLostFraction"], 0.5)
+    check_test(rows, report, test_truth)
     worse = max(call_truth.up.mean_jitter_ms, call_truth.down.mean_jitter_ms)
     check(rows, "diagnosis", "rtt ms (rtt.avg s × 1000)", call_truth.rtt_ms, diagnosis["rtt"]["avg"] * 1000, rtt_tolerance(call_truth.rtt_ms))
     check(rows, "diagnosis", "jitter ms (jitter.avg s × 1000)", worse, diagnosis["jitter"]["avg"] * 1000, jitter_tolerance(worse) + 0.3)

@@ -217,6 +217,10 @@ extension ConnectivityCheckRun {
         mediaEnded = .now
         audioOut.stopSending()
         videoOut.stopSending()
+        // A last sender report on each stream: the edge's answer, within the drain, brings the
+        // uplink loss up to the last packet sent.
+        audioOut.sendReport(at: .now)
+        videoOut.sendReport(at: .now)
         group.post(.drained, to: inputs, after: .milliseconds(500))
     }
 }
