@@ -65,6 +65,7 @@ struct ConnectivityCheckRun {
                 edge: options.edge, accessToken: options.accessToken, region: region,
                 trustedCertificatesFile: options.edgeTrustedCertificatesFile, timeout: options.signalingTimeout)
         } catch {
+            if Task.isCancelled { return cancelled(result) }
             result.errors.append(ReportError(error))
             return result
         }

@@ -9,10 +9,10 @@ import Testing
 /// fills every field; each failure ends in its state with its errors and what was measured.
 @Suite(.serialized) struct ConnectivityCheckTests {
     /// Runs a check and collects its progress.
-    static func check(_ options: ConnectivityCheckOptions) async throws -> (ConnectivityCheckResult, [ConnectivityCheckState]) {
+    static func check(_ options: ConnectivityCheckOptions, region: String? = nil) async throws -> (ConnectivityCheckResult, [ConnectivityCheckState]) {
         let diagnostics = Diagnostics(options: options)
         let seen = Mutex<[ConnectivityCheckState]>([])
-        let result = try await diagnostics.connectivityCheck { state in seen.withLock { $0.append(state) } }
+        let result = try await diagnostics.connectivityCheck(region: region) { state in seen.withLock { $0.append(state) } }
         return (result, seen.withLock { $0 })
     }
 
@@ -20,7 +20,8 @@ import Testing
         try await LocalEdge.withRunning { edge in
             let token = try await edge.token()
             let options = ConnectivityCheckOptions(accessToken: token, edge: edge.signalingURL, duration: .seconds(6))
-            let (result, states) = try await Self.check(options)
+            // A region hint goes to the init endpoint as a query parameter, escaped.
+            let (result, states) = try await Self.check(options, region: "eu west/1&x=y")
             print("connectivity check:", String(decoding: try result.jsonData(prettyPrinted: false), as: UTF8.self))
             #expect(states == ConnectivityCheckState.allCases, "progress \(states)")
             #expect(result.state == .completed)
