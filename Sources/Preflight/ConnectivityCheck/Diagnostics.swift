@@ -23,8 +23,8 @@ public final class Diagnostics: Sendable {
 
     struct State {
         var running: Task<ConnectivityCheckResult, Never>?
-        var subscribers: [Int: AsyncStream<ConnectivityCheckState>.Continuation] = [:]
-        var nextSubscriber = 0
+        /// Never ended: each check's states go to the same subscribers.
+        var subscribers = EventSubscribers<ConnectivityCheckState>()
     }
 
     /// Creates diagnostics; nothing happens until a check starts.
@@ -38,13 +38,9 @@ public final class Diagnostics: Sendable {
     /// subscriber stops listening.
     public func connectivityStates() -> AsyncStream<ConnectivityCheckState> {
         let (stream, continuation) = AsyncStream<ConnectivityCheckState>.makeStream()
-        let key = state.withLock { state in
-            let key = state.nextSubscriber
-            state.nextSubscriber += 1
-            state.subscribers[key] = continuation
-            return key
+        if let key = state.withLock({ $0.subscribers.add(continuation) }) {
+            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(key) } }
         }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: key) } }
         return stream
     }
 
@@ -83,12 +79,7 @@ public final class Diagnostics: Sendable {
                 continuation.finish()
                 throw PreflightError(code: .connectivityCheckInProgress, message: "connectivity check: one is already running; stop it first")
             }
-            var key: Int?
-            if adapter != nil {
-                key = state.nextSubscriber
-                state.subscribers[state.nextSubscriber] = continuation
-                state.nextSubscriber += 1
-            }
+            let key = adapter == nil ? nil : state.subscribers.add(continuation)
             let task = Task { [self] in await ConnectivityCheckRun.run(self, region: region) }
             state.running = task
             return (task, key)
@@ -96,7 +87,7 @@ public final class Diagnostics: Sendable {
         let result = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
         state.withLock { state in
             state.running = nil
-            if let key { state.subscribers.removeValue(forKey: key) }
+            if let key { state.subscribers.remove(key) }
         }
         continuation.finish()
         await adapter?.value
@@ -110,7 +101,6 @@ public final class Diagnostics: Sendable {
     }
 
     func emit(_ checkState: ConnectivityCheckState) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(checkState) }
+        state.withLock { $0.subscribers.yield(checkState) }
     }
 }

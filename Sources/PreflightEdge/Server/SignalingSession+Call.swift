@@ -55,10 +55,14 @@ extension SignalingSession {
         } else {
             try edge.media.addBridgeLeg(credentials, srtp: srtp, format: format)
         }
-        let candidate = ICECandidate(
+        return (ufrag, ICEParameters(ufrag: ufrag, pwd: password, candidates: [hostCandidate], lite: true))
+    }
+
+    /// The edge's one candidate for every media session: its advertised address and media port.
+    var hostCandidate: ICECandidate {
+        ICECandidate(
             foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
             address: advertisedAddress, port: UInt16(clamping: edge.configuration.advertisedMediaPort ?? mediaPort), type: .host)
-        return (ufrag, ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true))
     }
 
     /// Opens a connectivity check's two legs for the client's publish and subscribe ufrags.
@@ -69,12 +73,9 @@ extension SignalingSession {
     ) {
         func credentials(_ remote: String) -> (ICELiteCredentials, ICEParameters) {
             let (ufrag, password) = ICEParameters.randomCredentials()
-            let candidate = ICECandidate(
-                foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
-                address: advertisedAddress, port: UInt16(clamping: edge.configuration.advertisedMediaPort ?? mediaPort), type: .host)
             return (
                 ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: remote),
-                ICEParameters(ufrag: ufrag, pwd: password, candidates: [candidate], lite: true)
+                ICEParameters(ufrag: ufrag, pwd: password, candidates: [hostCandidate], lite: true)
             )
         }
         let (publish, publishICE) = credentials(publishUfrag)
