@@ -147,9 +147,11 @@ class FlowTruth:
     def round_trip_loss_percent(self) -> float:
         return 100 * (1 - (1 - self.up.loss_percent / 100) * (1 - self.down.loss_percent / 100))
 
-    def per_second(self) -> list[dict]:
+    def per_second(self, lag_ns: int = 0) -> list[dict]:
         """Per second of the client's sending (from its first packet): the round trip's rtt, jitter
-        (worse direction, RFC 3550 J at the second's end) and round-trip loss, for the warning rules."""
+        (worse direction, RFC 3550 J at the second's end) and round-trip loss, for the warning rules.
+        With `lag_ns`, each packet counts in the second in which the client can first know its fate
+        (its send time plus the lag) rather than the one in which it was sent."""
         if not self.up.send_times_ns:
             return []
         t0 = self.up.send_times_ns[0]
@@ -158,7 +160,7 @@ class FlowTruth:
         def bins(direction: DirectionTruth) -> dict[int, list[bool]]:
             out: dict[int, list[bool]] = {}
             for t, ok in zip(direction.send_times_ns, direction.received_flags):
-                out.setdefault(int((t - t0) // 1_000_000_000), []).append(ok)
+                out.setdefault(int((t + lag_ns - t0) // 1_000_000_000), []).append(ok)
             return out
 
         up_bins, down_bins = bins(self.up), bins(self.down)
@@ -229,8 +231,21 @@ def warnings_raised(seconds: list[dict], rtt_scale: float = 1.0, jitter_scale: f
 
 def expected_warnings(flow: FlowTruth) -> tuple[set[str], set[str]]:
     """(must appear, may appear): those the ground truth raises even with the measurement's
-    tolerated error against it, and those it raises with some tolerated error."""
-    seconds = flow.per_second()
-    low = warnings_raised(seconds, rtt_scale=0.97, jitter_scale=0.9, loss_shift=-0.5, mos_shift=+0.1)
-    high = warnings_raised(seconds, rtt_scale=1.03, jitter_scale=1.1, loss_shift=+0.5, mos_shift=-0.1)
-    return low, high
+    tolerated error against it, and those it raises with some tolerated error.
+
+    A once-a-second sampler learns of a lost packet only when a later one comes back: up to a round
+    trip after it was sent (the edge's view of the uplink rides on the echoes). So the truth's
+    seconds are taken twice, by send time and by send time plus the RTT: a warning must appear when
+    both raise it, and may appear when either does. With bursty loss and a long RTT the two differ
+    (a burst at a second's end lands in the next sample)."""
+    by_send = flow.per_second()
+    by_knowledge = by_send if math.isnan(flow.rtt_ms) else flow.per_second(lag_ns=int(flow.rtt_ms * 1e6))
+
+    def raised(seconds: list[dict], favourable: bool) -> set[str]:
+        if favourable:
+            return warnings_raised(seconds, rtt_scale=0.97, jitter_scale=0.9, loss_shift=-0.5, mos_shift=+0.1)
+        return warnings_raised(seconds, rtt_scale=1.03, jitter_scale=1.1, loss_shift=+0.5, mos_shift=-0.1)
+
+    must = raised(by_send, True) & raised(by_knowledge, True)
+    may = raised(by_send, False) | raised(by_knowledge, False)
+    return must, may

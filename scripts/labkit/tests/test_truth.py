@@ -50,6 +50,33 @@ class DirectionTruthTests(unittest.TestCase):
         self.assertAlmostEqual(flow.round_trip_loss_percent, 0.0)
 
 
+    def test_a_loss_counts_in_the_second_it_can_be_known(self):
+        # 50 packets a second for 3 s, 150 ms each way; packets 45-49 (the end of second 0) lost up.
+        up_tx = [datagram(i * 20, bytes([1, i])) for i in range(150)]
+        up_rx = [datagram(i * 20 + 150, bytes([1, i])) for i in range(150) if not 45 <= i < 50]
+        down_tx = [datagram(i * 20 + 150, bytes([2, i])) for i in range(150) if not 45 <= i < 50]
+        down_rx = [datagram(i * 20 + 300, bytes([2, i])) for i in range(150) if not 45 <= i < 50]
+        flow = T.FlowTruth(T.direction_truth(up_tx, up_rx), T.direction_truth(down_tx, down_rx))
+        self.assertEqual([round(s["loss"]) for s in flow.per_second()], [10, 0, 0])
+        # Known a round trip (300 ms) later: in second 1, with the 15 packets sent after 700 ms.
+        self.assertEqual([round(s["loss"]) for s in flow.per_second(lag_ns=300_000_000)], [0, 10, 0, 0])
+
+    def test_must_needs_both_alignments_and_may_takes_either(self):
+        # Bursts at the ends of seconds 0 and 1 and the start of second 2: by send time three
+        # low-MOS seconds, a round trip later two (the last two bursts share a second); low-mos
+        # may appear, but need not.
+        lost = set(range(40, 50)) | set(range(90, 100)) | set(range(100, 110))
+        up_tx = [datagram(i * 20, bytes([1, i >> 8, i & 255])) for i in range(300)]
+        up_rx = [datagram(i * 20 + 150, bytes([1, i >> 8, i & 255])) for i in range(300) if i not in lost]
+        down_tx = [datagram(i * 20 + 150, bytes([2, i >> 8, i & 255])) for i in range(300) if i not in lost]
+        down_rx = [datagram(i * 20 + 300, bytes([2, i >> 8, i & 255])) for i in range(300) if i not in lost]
+        flow = T.FlowTruth(T.direction_truth(up_tx, up_rx), T.direction_truth(down_tx, down_rx))
+        must, may = T.expected_warnings(flow)
+        self.assertIn("low-mos", T.warnings_raised(flow.per_second()))
+        self.assertNotIn("low-mos", must)
+        self.assertIn("low-mos", may)
+
+
 class WarningRuleTests(unittest.TestCase):
     def test_three_of_five_and_seven_sample_loss(self):
         seconds = [{"rtt": 450, "jitter": 1, "loss": 0}] * 3
