@@ -117,7 +117,10 @@ import Testing
                 diagnostics.startConnectivityCheck { _ in } completion: { continuation.resume(returning: $0) }
             }
             #expect(completed.errors.map(\.code) == [70602])
-            #expect(try await first.state == .completed)
+            // The first one was not disturbed (no error of its own); stopping it now ends it as cancelled.
+            diagnostics.stopConnectivityCheck()
+            let stopped = try await first
+            #expect(stopped.errors.map(\.code) == [31008], "\(stopped.errors)")
         }
     }
 
