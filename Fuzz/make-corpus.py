@@ -277,6 +277,18 @@ CONNECTIVITY = [
     b'"speaker":{"tested":false,"outcome":"notTested","source":"s"}},"errors":[{"code":70401,"message":"m"}],"edge":"e","codec":"PCMU","mediaDuration":1}',
 ]
 
+# Report uploads: the first byte picks the kind (0 preflightTest, 1 lastmileProbe,
+# 2 connectivityCheck, 3 preCallDiagnosis), the rest is the body.
+REPORT_UPLOADS = [
+    b"\x00" + REPORT[0],
+    b'\x00{"callSid":"CA1","callQuality":2,"isTurnRequired":"true","networkStats":{"mos":{"average":4.1},"rtt":{"average":40},'
+    b'"jitter":{"average":1}},"networkTiming":{"iceConnection":{"start":1,"end":2,"duration":1}},"error":{"code":53405,"message":"m"}}',
+    b'\x01{"state":"completed","rtt":12.5,"edge":"local","loopback":true,"qualities":[],"duration":4,"error":null}',
+    b"\x02" + CONNECTIVITY[-1],
+    b'\x03{"mos":4.2,"quality":"excellent","jitter":{"min":0,"max":0.01,"avg":0.001},"rtt":{"min":0.01,"max":0.05,"avg":0.02}}',
+    b'\x00{"callSid":"../x"}',
+]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
@@ -286,6 +298,7 @@ CORPORA = {
     "FuzzVideoFrame": VIDEO_FRAMES,
     "FuzzOpus": OPUS,
     "FuzzConnectivityCheck": CONNECTIVITY,
+    "FuzzReportUpload": REPORT_UPLOADS,
 }
 
 

@@ -67,6 +67,11 @@ public struct PreflightOptions: Sendable {
     /// record-playback application takes `interval`, the seconds it records (2 to 10; the edge's
     /// default, 5 s, without it). Empty by default.
     public var params: [String: String]
+    /// Whether the test uploads its report (the completed one, or the partial one of a failed
+    /// test) to the edge when it ends, for the edge's REST API and dashboard; `true` by default.
+    /// The upload is bounded by ``signalingTimeout`` (5 s at most) and never changes the test's
+    /// outcome: a failed upload is logged.
+    public var uploadsReport = true
 
     /// Creates options; see each property for its default.
     public init(

@@ -161,25 +161,39 @@ public final class PreflightTest: Sendable {
         }
     }
 
+    /// The report `outcome` ends the test with at `end`: the completed report, or the partial
+    /// one with the error; both with the test's timing.
+    func finalReport(_ outcome: Result<PreflightReport, PreflightError>, end: Int64) -> PreflightReport {
+        state.withLock { state in
+            var report: PreflightReport
+            switch outcome {
+            case .success(let completed): report = completed
+            case .failure(let error):
+                report = state.partial
+                report.error = ReportError(error)
+            }
+            report.networkTiming.preflightTest = TimingMeasurement(startTime: state.startTime, endTime: end)
+            return report
+        }
+    }
+
     /// Ends the test once: later calls do nothing (a stop racing the run's own end).
-    func finish(_ outcome: Result<PreflightReport, PreflightError>) {
-        let end = Self.nowMilliseconds()
+    func finish(_ outcome: Result<PreflightReport, PreflightError>, end: Int64 = PreflightTest.nowMilliseconds()) {
+        let report = finalReport(outcome, end: end)
         // Finishing a stream runs its onTermination, which takes the lock: finish outside it.
         let ended = state.withLock { state -> (PreflightTestEvent, [AsyncStream<PreflightTestEvent>.Continuation])? in
             guard state.terminal == nil else { return nil }
             state.endTime = end
             let event: PreflightTestEvent
             switch outcome {
-            case .success(var report):
-                report.networkTiming.preflightTest = TimingMeasurement(startTime: state.startTime, endTime: end)
+            case .success:
                 state.completed = report
                 state.status = .completed
                 event = .completed(report)
             case .failure(let error):
-                state.partial.networkTiming.preflightTest = TimingMeasurement(startTime: state.startTime, endTime: end)
-                state.partial.error = ReportError(error)
+                state.partial = report
                 state.status = .failed
-                event = .failed(error, partialReport: state.partial)
+                event = .failed(error, partialReport: report)
             }
             state.terminal = event
             let subscribers = Array(state.subscribers.values)

@@ -53,12 +53,21 @@ struct PreflightTestRun {
 
     /// Runs the test and finishes it with its report or error.
     static func run(_ test: PreflightTest, startTime: Int64) async {
+        let outcome: Result<PreflightReport, PreflightError>
         do {
-            test.finish(.success(try await perform(test, startTime: startTime)))
+            outcome = .success(try await perform(test, startTime: startTime))
         } catch {
-            test.finish(.failure(Task.isCancelled && error.code != .cancelled
-                ? PreflightError(code: .cancelled, message: "preflight test cancelled", underlying: error) : error))
+            outcome = .failure(Task.isCancelled && error.code != .cancelled
+                ? PreflightError(code: .cancelled, message: "preflight test cancelled", underlying: error) : error)
         }
+        let end = PreflightTest.nowMilliseconds()
+        // The upload comes before the result is delivered: whoever reads the edge's API after
+        // `result()` finds the report there.
+        if !test.isFinished {
+            let report = test.finalReport(outcome, end: end)
+            await uploadReport(report, kind: .preflightTest, options: ReportUploadOptions(test.options), errorCode: report.error?.code, logger: test.logger)
+        }
+        test.finish(outcome, end: end)
     }
 
     private static func perform(_ test: PreflightTest, startTime: Int64) async throws(PreflightError) -> PreflightReport {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PreflightCore
 import PreflightEdge
+import Prometheus
 
 extension ServeCommand {
     /// The edge configuration from the options and the environment: each value from its option,
@@ -83,6 +84,16 @@ extension ServeCommand {
         configuration.routes = dialRoutes.isEmpty ? LocalEdge.defaultRoutes : try DialRoutes.parse(dialRoutes)
         configuration.maximumCallDuration = .seconds(
             try NumberSetting.maxCallDuration.value(option: maxCallDuration, environment: environment))
+        if let location = database ?? environment["PREFLIGHT_DATABASE"] {
+            do {
+                configuration.store = try StoreLocation(parsing: location)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+        configuration.reportRetention = retentionDays.map { .seconds($0 * 86_400) }
+        // `/metrics`: the edge records into this registry (the process's metrics system is left alone).
+        configuration.prometheusRegistry = PrometheusCollectorRegistry()
         return configuration
     }
 

@@ -122,6 +122,13 @@ public struct ServeCommand: AsyncParsableCommand {
     /// Do not offer the edge's own STUN.
     @Flag(name: .customLong("no-edge-stun"), help: "Do not offer the edge's media port as a stun: server in welcome.")
     public var noEdgeSTUN = false
+    /// Where reports and call events are stored.
+    @Option(
+        help: "Where reports and call events are stored: sqlite::memory: (default), sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by many edges (default: PREFLIGHT_DATABASE).")
+    public var database: String?
+    /// How long reports are kept.
+    @Option(name: .customLong("retention-days"), help: "Days reports and call events are kept; older ones are deleted hourly (default: kept).")
+    public var retentionDays: Int?
     /// Log level.
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
     public var logLevel: String = "info"
@@ -154,6 +161,9 @@ public struct ServeCommand: AsyncParsableCommand {
             if let value { try setting.check(value) }
         }
         if let packetRate, !(packetRate > 0) { throw ValidationError("--packet-rate must be positive, got \(packetRate)") }
+        if let retentionDays, !(1...36_500).contains(retentionDays) {
+            throw ValidationError("--retention-days must be 1–36500, got \(retentionDays)")
+        }
         _ = try ApplicationRoutes.parse(applications)
         _ = try DialRoutes.parse(routes)
         guard Logger.Level(rawValue: logLevel) != nil else {

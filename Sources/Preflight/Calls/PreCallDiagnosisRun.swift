@@ -53,7 +53,14 @@ struct PreCallDiagnosisRun {
         guard !samples.isEmpty else {
             return .failed(PreflightError(code: .noMetricsCollected, message: "pre-call diagnosis: the call ended before its first sample"))
         }
-        return .completed(Self.diagnosis(samples, candidates: call.iceCandidates))
+        let diagnosis = Self.diagnosis(samples, candidates: call.iceCandidates)
+        await uploadReport(
+            diagnosis, kind: .preCallDiagnosis,
+            options: ReportUploadOptions(
+                enabled: options.uploadsReport, edgeURL: options.edgeURL, accessToken: options.accessToken,
+                trustedCertificatesFile: options.edgeTrustedCertificatesFile, signalingTimeout: options.signalingTimeout),
+            logger: registration.logger)
+        return .completed(diagnosis)
     }
 
     /// The diagnosis of a call's samples: means and extremes over them, totals from the last.

@@ -8,6 +8,9 @@ public struct RegistrationOptions: Sendable {
     /// A PEM file of CA certificates to trust for a `wss://` ``edgeURL`` besides the system's;
     /// `nil` by default.
     public var edgeTrustedCertificatesFile: String?
+    /// Whether a completed pre-call diagnosis uploads its result to the edge
+    /// (`POST /v1/reports`); `true` by default. A failed upload is logged.
+    public var uploadsReport = true
     /// How long connecting, signing in and registering may take; 10 s by default.
     public var signalingTimeout: Duration
     /// How long a lost connection is retried while a call accepted on it is up; 10 s by default.

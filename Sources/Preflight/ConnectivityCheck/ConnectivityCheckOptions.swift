@@ -41,6 +41,9 @@ public struct ConnectivityCheckOptions: Sendable {
     public var iceTransportPolicy: ICETransportPolicy
     /// A PEM file of CA certificates to trust for `https`/`wss` besides the system's; `nil` by default.
     public var edgeTrustedCertificatesFile: String?
+    /// Whether the check uploads its result to the edge when it ends (`POST /v1/reports`);
+    /// `true` by default. Bounded by ``signalingTimeout`` (5 s at most); a failed upload is logged.
+    public var uploadsReport = true
     /// A PEM file of certificates to trust for TURN over TLS; `nil` by default.
     public var turnTrustedCertificatesFile: String?
 

@@ -49,8 +49,22 @@ struct ConnectivityCheckRun {
     var mediaEnded: ContinuousClock.Instant?
     var done = false
 
-    /// Runs a check and returns its result.
+    /// Runs a check, uploads its result (unless stopped or turned off) and returns it.
     static func run(_ diagnostics: Diagnostics, region: String?) async -> ConnectivityCheckResult {
+        let result = await perform(diagnostics, region: region)
+        let options = diagnostics.options
+        if !Task.isCancelled {
+            await uploadReport(
+                result, kind: .connectivityCheck,
+                options: ReportUploadOptions(
+                    enabled: options.uploadsReport, edgeURL: options.edge, accessToken: options.accessToken,
+                    trustedCertificatesFile: options.edgeTrustedCertificatesFile, signalingTimeout: options.signalingTimeout),
+                errorCode: result.errors.first?.code, logger: diagnostics.logger)
+        }
+        return result
+    }
+
+    private static func perform(_ diagnostics: Diagnostics, region: String?) async -> ConnectivityCheckResult {
         let options = diagnostics.options
         let origin = ContinuousClock.now
         let startTime = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))

@@ -22,6 +22,9 @@ public struct LastmileProbeOptions: Sendable {
     /// A PEM file of CA certificates to trust for a `wss://` ``edgeURL`` besides the system's;
     /// `nil` by default.
     public var edgeTrustedCertificatesFile: String?
+    /// Whether the probe uploads its result to the edge when it ends (`POST /v1/reports`);
+    /// `true` by default. Bounded by ``signalingTimeout`` (5 s at most); a failed upload is logged.
+    public var uploadsReport = true
     /// A PEM file of certificates to trust for TURN over TLS besides the system's; `nil` by default.
     public var turnTrustedCertificatesFile: String?
     /// The UDP receive buffer asked for, bytes; 2 MB by default. A full buffer drops probe packets

@@ -118,6 +118,14 @@ struct LastmileProbeRun {
             group.cancelAll()
             return result
         }
+        if !Task.isCancelled {
+            await uploadReport(
+                result, kind: .lastmileProbe,
+                options: ReportUploadOptions(
+                    enabled: options.uploadsReport, edgeURL: options.edgeURL, accessToken: options.accessToken,
+                    trustedCertificatesFile: options.edgeTrustedCertificatesFile, signalingTimeout: options.signalingTimeout),
+                errorCode: result.error?.code, logger: probe.logger)
+        }
         probe.finish(result)
     }
 

@@ -58,20 +58,33 @@ final class CallEventLog: Sendable {
     }
 
     /// Stores events a party posted.
-    /// - Returns: `false` when the call is unknown here or `identity` of `account` is not one of its parties.
-    func append(_ events: [InsightsEvent], callSid: String, account: String, identity: String, at now: Int64) -> Bool {
+    /// - Returns: the events kept (those within the call's cap), `nil` when the call is unknown
+    ///   here or `identity` of `account` is not one of its parties.
+    func append(_ events: [InsightsEvent], callSid: String, account: String, identity: String, at now: Int64) -> [Entry]? {
         state.withLock { state in
-            guard var call = state.calls[callSid], call.account == account, let role = call.parties[identity] else { return false }
+            guard var call = state.calls[callSid], call.account == account, let role = call.parties[identity] else { return nil }
+            var kept: [Entry] = []
             for event in events {
                 guard call.entries.count < Self.maximumEventsPerCall else {
                     call.dropped += 1
                     state.droppedEvents += 1
                     continue
                 }
-                call.entries.append(Entry(party: role.rawValue, event: event, receivedAt: now))
+                let entry = Entry(party: role.rawValue, event: event, receivedAt: now)
+                call.entries.append(entry)
+                kept.append(entry)
             }
             state.calls[callSid] = call
-            return true
+            return kept
+        }
+    }
+
+    /// How many of a call's events were dropped here (over the cap); `nil` when the call is
+    /// unknown here or another account's.
+    func dropped(callSid: String, account: String) -> Int? {
+        state.withLock { state in
+            guard let call = state.calls[callSid], call.account == account else { return nil }
+            return call.dropped
         }
     }
 

@@ -1,3 +1,4 @@
+import Synchronization
 import NIOCore
 import NIOPosix
 
@@ -38,7 +39,9 @@ final class MediaChannelHandler: ChannelInboundHandler, Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
+        service.datagramsReceived.add(1, ordering: .relaxed)
         if let (reply, destination) = service.route(envelope.data, from: envelope.remoteAddress) {
+            service.datagramsSent.add(1, ordering: .relaxed)
             context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: destination, data: reply)), promise: nil)
         }
     }

@@ -1,6 +1,10 @@
 extension MediaService {
     /// Counters of what the service did, for tests, logs and metrics.
     public struct Counters: Sendable, Hashable {
+        /// Datagrams read from the media socket.
+        public var datagramsReceived = 0
+        /// Datagrams written to it (replies, echoes, playback, probe trains, bridged media).
+        public var datagramsSent = 0
         /// Binding checks answered with a success response.
         public var checksAnswered = 0
         /// Binding checks refused with an error response (unknown username, bad integrity).

@@ -53,6 +53,7 @@ extension MediaService {
             return (channel, AddressedEnvelope(remoteAddress: peer, data: ByteBuffer(bytes: bytes)))
         }
         guard let (channel, envelope) = envelope else { return false }
+        datagramsSent.add(1, ordering: .relaxed)
         channel.writeAndFlush(envelope, promise: nil)
         return true
     }

@@ -96,6 +96,7 @@ extension MediaService {
                 let instant = origin + .nanoseconds(Int64(max(0, due - startSeconds) * 1e9))
                 guard (try? await Task.sleep(until: instant, clock: clock)) != nil else { return sent }
             case .sent(let channel, let envelope):
+                datagramsSent.add(1, ordering: .relaxed)
                 channel.writeAndFlush(envelope, promise: nil)
                 sent += 1
             case .withheld:

@@ -26,6 +26,9 @@ public final class MediaService: Sendable {
     /// The limits in force.
     public let configuration: Configuration
     private let clock = ContinuousClock()
+    /// Datagrams read from and written to the socket, counted outside the state's lock.
+    let datagramsReceived = Atomic<Int>(0)
+    let datagramsSent = Atomic<Int>(0)
     private let start: ContinuousClock.Instant
 
     /// Creates a service with no sessions.
@@ -38,7 +41,12 @@ public final class MediaService: Sendable {
     }
 
     /// What the service has done so far.
-    public var counters: Counters { state.withLock { $0.counters } }
+    public var counters: Counters {
+        var counters = state.withLock { $0.counters }
+        counters.datagramsReceived = datagramsReceived.load(ordering: .relaxed)
+        counters.datagramsSent = datagramsSent.load(ordering: .relaxed)
+        return counters
+    }
 
     /// Sessions open now.
     public var sessionCount: Int { state.withLock { $0.sessions.count } }

@@ -1,4 +1,6 @@
+import CoreMetrics
 import PreflightCore
+import Prometheus
 
 /// Everything an ``EdgeServer`` needs: addresses, API keys, applications and the limits that
 /// protect it. Every property has a documented default except the API keys.
@@ -30,6 +32,26 @@ public struct EdgeConfiguration: Sendable {
     /// The route table of the `dial` application: a `To` (a number, a name) → where it leads.
     /// A `To` without an entry is read as a target itself (`client:alice`, `echo`). Empty by default.
     public var routes: [String: DialTarget] = [:]
+    /// Where reports and call Insights events are stored (`--database`); SQLite in memory by
+    /// default (lost when the edge stops).
+    public var store: StoreLocation = .sqliteInMemory
+    /// How long reports and call events are kept (`--retention-days`); `nil` (kept until deleted
+    /// by hand) by default. The edge sweeps once at start and then every hour.
+    public var reportRetention: Duration? = nil
+    /// The registry `GET /metrics` renders in the Prometheus text format; the edge then records
+    /// its metrics into it. `nil` by default: no `/metrics`, and the edge records into
+    /// ``metricsFactory``.
+    public var prometheusRegistry: PrometheusCollectorRegistry? = nil
+    /// Where the edge records its metrics when ``prometheusRegistry`` is `nil`; `nil` (the
+    /// process's `MetricsSystem.factory`, a no-op unless the application bootstrapped one) by
+    /// default. The edge never bootstraps the metrics system.
+    public var metricsFactory: (any MetricsFactory)? = nil
+    /// Report uploads and REST API requests each account may make per second, sustained; 20 by
+    /// default, with bursts of ``apiBurst``. Over it: 429 with 70706.
+    public var apiRate: Double = 20
+    /// The burst of ``apiRate``; 200 by default.
+    public var apiBurst: Double = 200
+
     /// The signaling URL the init endpoint (`GET /v1/init`) gives clients, for an edge behind a
     /// load balancer or a TLS terminator; `nil` (default): the advertised address (else the bound
     /// one) with the listening port, `ws` or `wss` as the edge serves.

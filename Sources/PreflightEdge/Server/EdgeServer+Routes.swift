@@ -6,8 +6,10 @@ import Synchronization
 
 extension EdgeServer {
     /// `GET /healthz` (public: up or not, nothing more), `GET /status` (the counters, for an
-    /// API key by HTTP Basic auth), `GET /v1/init` (where to connect, for an access token) and
-    /// `GET /v1/calls/{sid}/events` (a call's Insights, for an API key).
+    /// API key by HTTP Basic auth), `GET /v1/init` (where to connect, for an access token),
+    /// `POST /v1/reports` (a client's report, for an access token), and for an API key the REST
+    /// API (docs/openapi.yaml): `GET /v1/reports`, `/v1/reports/{sid}`, `/v1/aggregates`,
+    /// `/v1/calls/{sid}/events`, and `GET /metrics`.
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ -> Response in
@@ -26,22 +28,22 @@ extension EdgeServer {
             await initResponse(authorization: request.headers[.authorization])
         }
         router.get("v1/calls/:sid/events") { [self] request, context -> Response in
-            guard StatusAuthorization.isAuthorized(request.headers[.authorization], apiKeys: configuration.apiKeys),
-                let (sid, _) = StatusAuthorization.credentials(request.headers[.authorization]),
-                let account = configuration.accounts[sid]
-            else {
-                return Response(
-                    status: .unauthorized,
-                    headers: [.wwwAuthenticate: StatusAuthorization.challenge, .contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(string: #"{"status":"unauthorized"}"#)))
-            }
-            let callSid = context.parameters.get("sid") ?? ""
-            guard let (entries, dropped) = callEvents.events(callSid: callSid, account: account) else {
-                return Response(
-                    status: .notFound, headers: [.contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(string: #"{"status":"not found"}"#)))
-            }
-            return Self.json(Self.eventsJSON(callSid: callSid, entries: entries, dropped: dropped))
+            await callEventsResponse(request, callSid: context.parameters.get("sid") ?? "")
+        }
+        router.post("v1/reports") { [self] request, _ -> Response in
+            await uploadResponse(request)
+        }
+        router.get("v1/reports") { [self] request, _ -> Response in
+            await listResponse(request)
+        }
+        router.get("v1/reports/:sid") { [self] request, context -> Response in
+            await reportResponse(request, sid: context.parameters.get("sid") ?? "")
+        }
+        router.get("v1/aggregates") { [self] request, _ -> Response in
+            await aggregatesResponse(request)
+        }
+        router.get("metrics") { [self] request, _ -> Response in
+            metricsResponse(request)
         }
         return router
     }

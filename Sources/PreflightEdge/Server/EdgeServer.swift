@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -7,6 +8,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PreflightCore
+import Prometheus
 import Synchronization
 import UnixSignals
 
@@ -51,8 +53,18 @@ public final class EdgeServer: Sendable {
     let resumptions = SessionResumptions()
     /// The registrar and the calls between clients.
     let calls: CallRouter
-    /// The Insights events of recent calls.
+    /// The Insights events of recent calls: who may post to which call, and how many they did.
     let callEvents = CallEventLog()
+    /// Reports and call events (``EdgeConfiguration/store``).
+    public let store: ReportStore
+    /// Hands call events to the store off the signaling path.
+    let storeWriter = StoreWriter()
+    /// The edge's metrics.
+    let metrics: EdgeMetrics
+    /// Report uploads and API requests per account.
+    let apiLimiter: Mutex<SourceRateLimiter<String>>
+    let apiClock = ContinuousClock()
+    let apiEpoch = ContinuousClock.now
 
     /// Signaling sessions admitted now (a valid `hello` and not ended).
     public var sessionCount: Int { admissions.withLock { $0.total } }
@@ -89,6 +101,15 @@ public final class EdgeServer: Sendable {
         admissions = Mutex(SessionAdmissions(limits: .init(
             total: configuration.maximumSessions, perAccount: configuration.maximumSessionsPerAccount,
             perIdentity: configuration.maximumSessionsPerIdentity)))
+        store = ReportStore(location: configuration.store, logger: logger)
+        if let registry = configuration.prometheusRegistry {
+            var factory = PrometheusMetricsFactory(registry: registry)
+            factory.valueHistogramBuckets = EdgeMetrics.buckets
+            metrics = EdgeMetrics(factory: factory)
+        } else {
+            metrics = EdgeMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
+        }
+        apiLimiter = Mutex(SourceRateLimiter(rate: configuration.apiRate, burst: configuration.apiBurst, capacity: 10_000))
         verifier = try await AccessTokenVerifier(
             configuration: .init(apiKeys: configuration.apiKeys, accounts: configuration.accounts))
     }
@@ -131,11 +152,28 @@ public final class EdgeServer: Sendable {
         for waiter in waiters { waiter.resume(with: result) }
     }
 
-    /// Binds the media socket and serves HTTP and WebSocket signaling until the task is cancelled.
-    /// A socket that cannot be bound (media or HTTP) is ``PreflightError`` `.socketBindFailed`.
+    /// Opens the store, binds the media socket and serves HTTP and WebSocket signaling until the
+    /// task is cancelled. A socket that cannot be bound (media or HTTP) is ``PreflightError``
+    /// `.socketBindFailed`; a store that cannot be opened, `.storeUnavailable`.
     /// - Parameter gracefulShutdownSignals: signals that stop the server (the `serve` command
     ///   passes SIGINT and SIGTERM); none when embedded.
     public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.store.run() }
+            do {
+                try await store.waitUntilReady()
+            } catch {
+                resolveReady(.failure(error))
+                throw error
+            }
+            group.addTask { await self.storeWriter.run(store: self.store, logger: self.logger) }
+            group.addTask { await self.housekeeping() }
+            try await serve(gracefulShutdownSignals: gracefulShutdownSignals)
+            group.cancelAll()
+        }
+    }
+
+    private func serve(gracefulShutdownSignals: [UnixSignal]) async throws {
         let mediaChannel: any Channel
         do {
             mediaChannel = try await media.bind(host: configuration.host, port: configuration.mediaPort)

@@ -210,7 +210,7 @@ extension SessionLoop {
             return .end
         }
         let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-        guard edge.callEvents.append(
+        guard let kept = edge.callEvents.append(
             insights.events, callSid: insights.callSid, account: claims.sub, identity: claims.grants.identity ?? "", at: now)
         else {
             await fail(PreflightError(
@@ -218,6 +218,9 @@ extension SessionLoop {
                 callSid: insights.callSid)
             return .end
         }
+        edge.storeWriter.enqueue(.init(
+            callSid: insights.callSid, account: claims.sub,
+            events: kept.map { StoredCallEvent(party: $0.party, event: $0.event, receivedAt: $0.receivedAt, edge: edge.configuration.edgeName) }))
         return .proceed
     }
 

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import PreflightCore
+
+/// `preflight report list`: a page of the account's reports, newest first.
+public struct ReportListCommand: AsyncParsableCommand {
+    /// The command's name and abstract.
+    public static let configuration = CommandConfiguration(commandName: "list", abstract: "List stored reports, newest first.")
+
+    /// The edge and key.
+    @OptionGroup public var api: ReportAPIOptions
+    /// The filters.
+    @OptionGroup(title: "Filters") public var filter: ReportFilterOptions
+    /// Page size.
+    @Option(name: .customLong("page-size"), help: "Reports per page, 1–200 (default 50).")
+    public var pageSize: Int = 50
+    /// Page token.
+    @Option(name: .customLong("page-token"), help: "The nextPageToken of the previous page.")
+    public var pageToken: String?
+    /// JSON output.
+    @Flag(help: "Print the API's JSON.")
+    public var json = false
+
+    /// Creates the command (ArgumentParser requirement).
+    public init() {}
+
+    /// Lists.
+    public func run() async throws {
+        var items = filter.items
+        items.append(URLQueryItem(name: "pageSize", value: String(pageSize)))
+        if let pageToken { items.append(URLQueryItem(name: "pageToken", value: pageToken)) }
+        let body = try await api.get(ReportFilterOptions.path("/v1/reports", items))
+        if json {
+            print(String(decoding: body, as: UTF8.self))
+            return
+        }
+        print(try ReportListText.render(body))
+    }
+}
+
+/// `preflight report list`'s table.
+enum ReportListText {
+    struct Page: Decodable {
+        struct Item: Decodable {
+            var sid: String
+            var kind: String
+            var identity: String
+            var edge: String
+            var receivedAt: Int64
+            var callQuality: Int?
+            var isTurnRequired: Bool?
+            var mos: Double?
+            var rtt: Double?
+            var errorCode: Int?
+        }
+        var reports: [Item]
+        var nextPageToken: String?
+    }
+
+    static func render(_ body: [UInt8]) throws -> String {
+        guard let page = try? JSONDecoder().decode(Page.self, from: Data(body)) else {
+            throw CommandFailure(PreflightError(code: .malformed, message: "report list: the edge's answer is not a report page"))
+        }
+        var lines = ["received (UTC)        sid                                   kind               identity         edge        MOS   RTT ms  TURN   error"]
+        let formatter = ISO8601DateFormatter()
+        for item in page.reports {
+            let time = formatter.string(from: Date(timeIntervalSince1970: Double(item.receivedAt) / 1000))
+            func pad(_ text: String, _ width: Int) -> String {
+                let clean = UntrustedText.excerpt(text, limit: width)
+                return clean.count >= width ? String(clean.prefix(width - 1)) + " " : clean + String(repeating: " ", count: width - clean.count)
+            }
+            lines.append(
+                pad(time, 22) + pad(item.sid, 38) + pad(item.kind, 19) + pad(item.identity, 17) + pad(item.edge, 12)
+                    + pad(item.mos.map { String(format: "%.2f", $0) } ?? "-", 6) + pad(item.rtt.map { String(format: "%.1f", $0) } ?? "-", 8)
+                    + pad(item.isTurnRequired.map { $0 ? "yes" : "no" } ?? "-", 7) + (item.errorCode.map(String.init) ?? "-"))
+        }
+        lines.append("\(page.reports.count) report(s)" + (page.nextPageToken.map { "; next page: --page-token \($0)" } ?? ""))
+        return lines.joined(separator: "\n")
+    }
+}

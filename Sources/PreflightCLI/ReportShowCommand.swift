@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import PreflightCore
+
+/// `preflight report show SID`: one report as the edge stored it (its fields and the report's JSON).
+public struct ReportShowCommand: AsyncParsableCommand {
+    /// The command's name and abstract.
+    public static let configuration = CommandConfiguration(commandName: "show", abstract: "Print one stored report's JSON.")
+
+    /// The edge and key.
+    @OptionGroup public var api: ReportAPIOptions
+    /// The sid.
+    @Argument(help: "The report's sid (a preflight test's callSid, or the RP… sid the edge gave).")
+    public var sid: String
+
+    /// Creates the command (ArgumentParser requirement).
+    public init() {}
+
+    /// Checks the sid's characters before it goes into a URL.
+    public func validate() throws {
+        guard ReportUpload.isValidSid(sid) else { throw ValidationError("the sid must be 1–64 letters, digits, - or _") }
+    }
+
+    /// Prints.
+    public func run() async throws {
+        print(String(decoding: try await api.get("/v1/reports/\(sid)"), as: UTF8.self))
+    }
+}
+
+/// `preflight report aggregates`: per edge and UTC day.
+public struct ReportAggregatesCommand: AsyncParsableCommand {
+    /// The command's name and abstract.
+    public static let configuration = CommandConfiguration(
+        commandName: "aggregates", abstract: "Count, MOS median and 10th percentile, TURN share and failures per edge and day (JSON).")
+
+    /// The edge and key.
+    @OptionGroup public var api: ReportAPIOptions
+    /// The filters.
+    @OptionGroup(title: "Filters") public var filter: ReportFilterOptions
+
+    /// Creates the command (ArgumentParser requirement).
+    public init() {}
+
+    /// Prints.
+    public func run() async throws {
+        print(String(decoding: try await api.get(ReportFilterOptions.path("/v1/aggregates", filter.items)), as: UTF8.self))
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+import PreflightCore
+import Prometheus
+
+extension EdgeServer {
+    /// `GET /v1/reports`: a page of the account's reports, newest first, filtered (docs/openapi.yaml).
+    func listResponse(_ request: Request) async -> Response {
+        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
+        guard allowAPI(account: account) else { return Self.rateLimited() }
+        let query = request.uri.queryParameters
+        do throws(PreflightError) {
+            let filter = try Self.filter(query)
+            let pageSize = try Self.integer(query, "pageSize", 1...ReportStore.maximumPageSize) ?? 50
+            let token = query["pageToken"].map(String.init)
+            let page = try await metrics.timeStore("list") { () async throws(PreflightError) in
+                try await store.reports(account: account, filter: filter, pageSize: pageSize, pageToken: token)
+            }
+            return Self.encoded(ReportListBody(reports: page.reports.map(ReportListBody.Item.init), nextPageToken: page.nextPageToken))
+        } catch {
+            return Self.refusal(error.code == .invalidQuery ? .badRequest : .serviceUnavailable, error)
+        }
+    }
+
+    /// `GET /v1/reports/{sid}`: one report with its JSON.
+    func reportResponse(_ request: Request, sid: String) async -> Response {
+        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
+        guard allowAPI(account: account) else { return Self.rateLimited() }
+        do {
+            guard ReportUpload.isValidSid(sid),
+                let report = try await metrics.timeStore("get", { () async throws(PreflightError) in
+                    try await store.report(account: account, sid: sid)
+                })
+            else {
+                return Self.refusal(.notFound, PreflightError(code: .reportNotFound, message: "no report \(UntrustedText.quoted(sid))"))
+            }
+            return Self.json(Self.detailJSON(report))
+        } catch {
+            return Self.refusal(.serviceUnavailable, error)
+        }
+    }
+
+    /// `GET /v1/aggregates`: per edge and UTC day.
+    func aggregatesResponse(_ request: Request) async -> Response {
+        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
+        guard allowAPI(account: account) else { return Self.rateLimited() }
+        do throws(PreflightError) {
+            let filter = try Self.filter(request.uri.queryParameters)
+            let rows = try await metrics.timeStore("aggregate") { () async throws(PreflightError) in
+                try await store.aggregates(account: account, filter: filter)
+            }
+            struct Body: Encodable { var aggregates: [ReportAggregate] }
+            return Self.encoded(Body(aggregates: rows))
+        } catch {
+            return Self.refusal(error.code == .invalidQuery ? .badRequest : .serviceUnavailable, error)
+        }
+    }
+
+    /// `GET /v1/calls/{sid}/events`: a call's Insights events from the store (any edge's).
+    func callEventsResponse(_ request: Request, callSid: String) async -> Response {
+        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
+        guard allowAPI(account: account) else { return Self.rateLimited() }
+        do {
+            let stored = try await metrics.timeStore("events") { () async throws(PreflightError) in
+                try await store.events(account: account, callSid: callSid)
+            }
+            let dropped = callEvents.dropped(callSid: callSid, account: account)
+            guard !stored.isEmpty || dropped != nil else {
+                return Self.refusal(.notFound, PreflightError(code: .reportNotFound, message: "no call \(UntrustedText.quoted(callSid))"))
+            }
+            let entries = stored.map { CallEventLog.Entry(party: $0.party, event: $0.event, receivedAt: $0.receivedAt) }
+            return Self.json(Self.eventsJSON(callSid: callSid, entries: entries, dropped: (dropped ?? 0) + 0))
+        } catch {
+            return Self.refusal(.serviceUnavailable, error)
+        }
+    }
+
+    /// `GET /metrics`: the Prometheus registry, for an API key.
+    func metricsResponse(_ request: Request) -> Response {
+        guard apiAccount(request.headers[.authorization]) != nil else { return Self.basicChallenge() }
+        guard let registry = configuration.prometheusRegistry else {
+            return Self.refusal(.notFound, PreflightError(code: .reportNotFound, message: "this edge exports no Prometheus metrics"))
+        }
+        syncMetrics()
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+
+    /// A report's fields and, under `report`, its JSON as uploaded (valid JSON: checked at upload).
+    static func detailJSON(_ report: StoredReport) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(ReportListBody.Item(report)) else { return "{}" }
+        let fields = String(decoding: data, as: UTF8.self)
+        return String(fields.dropLast()) + #","report":"# + report.body + "}"
+    }
+
+    /// The filter of a query string.
+    /// - Throws: 70707 for a value out of range or not of its type.
+    static func filter(_ query: FlatDictionary<Substring, Substring>) throws(PreflightError) -> ReportFilter {
+        var filter = ReportFilter()
+        filter.from = try time(query, "from")
+        filter.to = try time(query, "to")
+        filter.identity = try text(query, "identity")
+        filter.edge = try text(query, "edge")
+        if let kind = query["kind"] {
+            guard let value = ReportKind(rawValue: String(kind)) else { throw invalid("kind", kind) }
+            filter.kind = value
+        }
+        filter.callQuality = try integer(query, "callQuality", 0...4)
+        if let turn = query["isTurnRequired"] {
+            guard turn == "true" || turn == "false" else { throw invalid("isTurnRequired", turn) }
+            filter.isTurnRequired = turn == "true"
+        }
+        filter.errorCode = try integer(query, "errorCode", 0...999_999)
+        return filter
+    }
+
+    /// A time: milliseconds since the epoch, or an ISO 8601 date-time (`2026-11-26T10:00:00Z`).
+    static func time(_ query: FlatDictionary<Substring, Substring>, _ name: String) throws(PreflightError) -> Int64? {
+        guard let text = query[Substring(name)] else { return nil }
+        if let value = Int64(text), value >= 0 { return value }
+        guard text.count <= 40, let date = try? Date(String(text), strategy: .iso8601) else { throw invalid(name, text) }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    static func integer(_ query: FlatDictionary<Substring, Substring>, _ name: String, _ range: ClosedRange<Int>) throws(PreflightError) -> Int? {
+        guard let text = query[Substring(name)] else { return nil }
+        guard let value = Int(text), range.contains(value) else { throw invalid(name, text) }
+        return value
+    }
+
+    static func text(_ query: FlatDictionary<Substring, Substring>, _ name: String) throws(PreflightError) -> String? {
+        guard let text = query[Substring(name)] else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 256 else { throw invalid(name, text) }
+        return String(text)
+    }
+
+    static func invalid(_ name: String, _ value: Substring) -> PreflightError {
+        PreflightError(code: .invalidQuery, message: "\(name): \(UntrustedText.quoted(String(value.prefix(64)))) is not a valid value")
+    }
+}
+
+/// `GET /v1/reports`'s body.
+struct ReportListBody: Encodable {
+    /// One report's fields.
+    struct Item: Encodable {
+        var sid: String
+        var kind: String
+        var identity: String
+        var edge: String
+        var receivedAt: Int64
+        var requestedEdge: String?
+        var selectedEdge: String?
+        var callQuality: Int?
+        var isTurnRequired: Bool?
+        var mos: Double?
+        var rtt: Double?
+        var jitter: Double?
+        var errorCode: Int?
+
+        init(_ report: StoredReport) {
+            sid = report.sid
+            kind = report.kind.rawValue
+            identity = report.identity
+            edge = report.edge
+            receivedAt = report.receivedAt
+            requestedEdge = report.summary.edge
+            selectedEdge = report.summary.selectedEdge
+            callQuality = report.summary.callQuality
+            isTurnRequired = report.summary.isTurnRequired
+            mos = report.summary.mos
+            rtt = report.summary.rtt
+            jitter = report.summary.jitter
+            errorCode = report.summary.errorCode
+        }
+    }
+    var reports: [Item]
+    var nextPageToken: String?
+}

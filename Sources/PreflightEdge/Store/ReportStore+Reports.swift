@@ -1,0 +1,166 @@
+import PreflightCore
+import SQLKit
+import Synchronization
+
+extension ReportStore {
+    /// The most reports a page holds.
+    public static let maximumPageSize = 200
+
+    /// Stores a report.
+    /// - Throws: ``PreflightError`` `.reportConflict` when the account already has one with its
+    ///   sid, `.storeUnavailable` when the store fails.
+    public func insert(_ report: StoredReport) async throws(PreflightError) {
+        let inserted = try await withDatabase { database in
+            let summary = report.summary
+            let rows = try await database.raw("""
+                INSERT INTO preflight_reports (account, sid, kind, identity, edge, received_at, requested_edge,
+                    selected_edge, call_quality, is_turn_required, mos, rtt, jitter, error_code, body)
+                VALUES (\(bind: report.account), \(bind: report.sid), \(bind: report.kind.rawValue), \(bind: report.identity),
+                    \(bind: report.edge), \(bind: report.receivedAt), \(bind: summary.edge), \(bind: summary.selectedEdge),
+                    \(bind: summary.callQuality), \(bind: summary.isTurnRequired.map { $0 ? 1 : 0 }), \(bind: Self.finite(summary.mos)),
+                    \(bind: Self.finite(summary.rtt)), \(bind: Self.finite(summary.jitter)), \(bind: summary.errorCode), \(bind: report.body))
+                ON CONFLICT (account, sid) DO NOTHING RETURNING sid
+                """).all()
+            return !rows.isEmpty
+        }
+        guard inserted else {
+            throw PreflightError(code: .reportConflict, message: "store: a report \(report.sid) is already stored")
+        }
+        if case .sqliteInMemory = location,
+            memoryBytes.add(report.body.utf8.count, ordering: .relaxed).newValue > memoryLimit
+        {
+            try await evictOldest()
+        }
+    }
+
+    /// Deletes an in-memory store's oldest reports until it holds at most 90 % of its limit.
+    private func evictOldest() async throws(PreflightError) {
+        let target = memoryLimit / 10 * 9
+        let remaining = try await withDatabase { database in
+            var total = try await database.raw("SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS total FROM preflight_reports")
+                .first()?.decode(column: "total", as: Int.self) ?? 0
+            while total > target {
+                try await database.raw("""
+                    DELETE FROM preflight_reports WHERE rowid IN (SELECT rowid FROM preflight_reports ORDER BY received_at LIMIT 16)
+                    """).run()
+                total = try await database.raw("SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS total FROM preflight_reports")
+                    .first()?.decode(column: "total", as: Int.self) ?? 0
+            }
+            return total
+        }
+        memoryBytes.store(remaining, ordering: .relaxed)
+    }
+
+    /// One report of `account`, with its body; `nil` when there is none.
+    public func report(account: String, sid: String) async throws(PreflightError) -> StoredReport? {
+        try await withDatabase { database in
+            try await database.raw("""
+                SELECT \(unsafeRaw: Self.columns), body FROM preflight_reports
+                WHERE account = \(bind: account) AND sid = \(bind: sid)
+                """).first(decoding: ReportRow.self, with: Self.rowDecoder)?.report
+        }
+    }
+
+    /// A page of `account`'s reports matching `filter`, newest first, without their bodies.
+    /// - Parameters:
+    ///   - pageSize: 1–``maximumPageSize``.
+    ///   - pageToken: the previous page's ``ReportPage/nextPageToken``.
+    /// - Throws: ``PreflightError`` `.invalidQuery` for a page size out of range or a token that
+    ///   is not one.
+    public func reports(
+        account: String, filter: ReportFilter, pageSize: Int = 50, pageToken: String? = nil
+    ) async throws(PreflightError) -> ReportPage {
+        guard (1...Self.maximumPageSize).contains(pageSize) else {
+            throw PreflightError(code: .invalidQuery, message: "reports: pageSize must be 1–\(Self.maximumPageSize), got \(pageSize)")
+        }
+        var conditions = Self.conditions(account: account, filter: filter)
+        if let pageToken {
+            guard let (receivedAt, sid) = Self.cursor(pageToken) else {
+                throw PreflightError(code: .invalidQuery, message: "reports: pageToken is not one this edge made")
+            }
+            conditions.append("(received_at < \(bind: receivedAt) OR (received_at = \(bind: receivedAt) AND sid < \(bind: sid)))")
+        }
+        let whereClause = conditions.joined(separator: " AND ")
+        let rows = try await withDatabase { database in
+            try await database.raw("""
+                SELECT \(unsafeRaw: Self.columns), '' AS body FROM preflight_reports WHERE \(whereClause)
+                ORDER BY received_at DESC, sid DESC LIMIT \(literal: pageSize + 1)
+                """).all(decoding: ReportRow.self, with: Self.rowDecoder)
+        }
+        let reports = rows.prefix(pageSize).map(\.report)
+        let next = rows.count > pageSize ? reports.last.map { "\($0.receivedAt).\($0.sid)" } : nil
+        return ReportPage(reports: Array(reports), nextPageToken: next)
+    }
+
+    /// Deletes reports and call events received before `cutoff` (ms since the epoch), of every
+    /// account: the retention sweep.
+    /// - Returns: how many reports went.
+    @discardableResult
+    public func deleteReports(receivedBefore cutoff: Int64) async throws(PreflightError) -> Int {
+        try await withDatabase { database in
+            let rows = try await database.raw("DELETE FROM preflight_reports WHERE received_at < \(bind: cutoff) RETURNING sid").all()
+            try await database.raw("DELETE FROM preflight_call_events WHERE received_at < \(bind: cutoff)").run()
+            return rows.count
+        }
+    }
+
+    static let columns =
+        "sid, kind, account, identity, edge, received_at, requested_edge, selected_edge, call_quality, is_turn_required, mos, rtt, jitter, error_code"
+
+    static let rowDecoder = SQLRowDecoder(keyDecodingStrategy: .convertFromSnakeCase)
+
+    /// The `WHERE` terms of `filter` for `account`.
+    static func conditions(account: String, filter: ReportFilter) -> [SQLQueryString] {
+        var terms: [SQLQueryString] = ["account = \(bind: account)"]
+        if let from = filter.from { terms.append("received_at >= \(bind: from)") }
+        if let to = filter.to { terms.append("received_at < \(bind: to)") }
+        if let identity = filter.identity { terms.append("identity = \(bind: identity)") }
+        if let edge = filter.edge { terms.append("edge = \(bind: edge)") }
+        if let kind = filter.kind { terms.append("kind = \(bind: kind.rawValue)") }
+        if let quality = filter.callQuality { terms.append("call_quality = \(bind: quality)") }
+        if let turn = filter.isTurnRequired { terms.append("is_turn_required = \(bind: turn ? 1 : 0)") }
+        if let code = filter.errorCode { terms.append("error_code = \(bind: code)") }
+        return terms
+    }
+
+    /// A page token's received time and sid.
+    static func cursor(_ token: String) -> (Int64, String)? {
+        let parts = token.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, let receivedAt = Int64(parts[0]), ReportUpload.isValidSid(String(parts[1])) else { return nil }
+        return (receivedAt, String(parts[1]))
+    }
+
+    /// NaN and infinities are not stored (PostgreSQL would take them, SQLite not).
+    static func finite(_ value: Double?) -> Double? {
+        value.flatMap { $0.isFinite ? $0 : nil }
+    }
+}
+
+/// A `preflight_reports` row.
+struct ReportRow: Decodable {
+    var sid: String
+    var kind: String
+    var account: String
+    var identity: String
+    var edge: String
+    var receivedAt: Int64
+    var requestedEdge: String?
+    var selectedEdge: String?
+    var callQuality: Int?
+    var isTurnRequired: Int?
+    var mos: Double?
+    var rtt: Double?
+    var jitter: Double?
+    var errorCode: Int?
+    var body: String
+
+    var report: StoredReport {
+        StoredReport(
+            sid: sid, kind: ReportKind(rawValue: kind) ?? .preflightTest, account: account, identity: identity, edge: edge,
+            receivedAt: receivedAt,
+            summary: ReportSummary(
+                sid: sid, edge: requestedEdge, selectedEdge: selectedEdge, callQuality: callQuality,
+                isTurnRequired: isTurnRequired.map { $0 != 0 }, mos: mos, rtt: rtt, jitter: jitter, errorCode: errorCode),
+            body: body)
+    }
+}

@@ -1,0 +1,223 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresKit
+import PostgresNIO
+import PreflightCore
+import SQLKit
+import SQLiteKit
+import SQLiteNIO
+import Synchronization
+
+/// The edge's store of reports and call Insights events: SQLite (a file, or in memory) for one
+/// edge, PostgreSQL for many edges that share it. One SQL layer (SQLKit) writes the queries once
+/// for both; the schema is versioned (``ReportStore/migrate(_:)``) and old reports go by
+/// ``deleteReports(receivedBefore:)`` (`--retention-days`).
+///
+/// ``run()`` opens the database, brings its schema up to date and serves until its task is
+/// cancelled; every query waits until then, and fails with 70701 when the store could not open.
+public final class ReportStore: Sendable {
+    /// Where the data lives.
+    public let location: StoreLocation
+    /// The longest a query may take before it fails with 70701; 10 s by default.
+    public let queryTimeout: Duration
+    /// The most report bytes an in-memory store keeps; past it the oldest reports go. 64 MiB by
+    /// default. (A file or PostgreSQL store keeps what ``EdgeConfiguration/reportRetention`` says.)
+    public let memoryLimit: Int
+    /// Report bytes an in-memory store holds, about.
+    let memoryBytes = Atomic<Int>(0)
+    let logger: Logger
+    private let postgres: PostgresClient?
+    private let state = Mutex<State>(.opening([]))
+    /// Orders call events stored in the same millisecond.
+    let eventSequence = Atomic<Int64>(0)
+
+    private enum State {
+        case opening([CheckedContinuation<Void, any Error>])
+        case ready(SQLiteConnection?)
+        case failed(PreflightError)
+    }
+
+    /// Creates a store; nothing is opened until ``run()``.
+    public init(location: StoreLocation, logger: Logger, queryTimeout: Duration = .seconds(10), memoryLimit: Int = 64 << 20) {
+        self.location = location
+        self.logger = logger
+        self.queryTimeout = queryTimeout
+        self.memoryLimit = memoryLimit
+        if case .postgres(let target) = location {
+            let tls: PostgresClient.Configuration.TLS =
+                switch target.tls {
+                case .disable: .disable
+                case .prefer: .prefer(.makeClientConfiguration())
+                case .require: .require(.makeClientConfiguration())
+                }
+            var configuration = PostgresClient.Configuration(
+                host: target.host, port: target.port, username: target.username, password: target.password,
+                database: target.database, tls: tls)
+            configuration.options.connectTimeout = .seconds(5)
+            configuration.options.maximumConnections = 8
+            postgres = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        } else {
+            postgres = nil
+        }
+    }
+
+    /// Opens the database, migrates it and serves queries until the task is cancelled, then
+    /// closes it.
+    /// - Throws: ``PreflightError`` `.storeUnavailable` when it cannot be opened or migrated.
+    public func run() async throws {
+        if let postgres {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await postgres.run() }
+                defer { group.cancelAll() }
+                try await open(connection: nil)
+                try await Self.sleepUntilCancelled()
+                close()
+            }
+        } else {
+            let storage: SQLiteConnection.Storage =
+                switch location {
+                case .sqlite(let path): .file(path: path)
+                default: .memory
+                }
+            let connection: SQLiteConnection
+            do {
+                connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+            } catch {
+                let failure = PreflightError(code: .storeUnavailable, message: "store: cannot open \(location)", underlying: error)
+                fail(failure)
+                throw failure
+            }
+            do {
+                try await open(connection: connection)
+                try await Self.sleepUntilCancelled()
+            } catch {
+                try? await connection.close().get()  // the future form: the async one gives up in a cancelled task
+                throw error
+            }
+            close()
+            try? await connection.close().get()  // the future form: the async one gives up in a cancelled task
+        }
+    }
+
+    /// Queries after ``run()`` ended fail with 70701.
+    private func close() {
+        state.withLock { $0 = .failed(PreflightError(code: .storeUnavailable, message: "store: closed")) }
+    }
+
+    /// Waits until the store is open and migrated.
+    /// - Throws: ``PreflightError`` `.storeUnavailable` when it could not be.
+    public func waitUntilReady() async throws(PreflightError) {
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let result = state.withLock { state -> Result<Void, any Error>? in
+                    switch state {
+                    case .opening(var waiters):
+                        waiters.append(continuation)
+                        state = .opening(waiters)
+                        return nil
+                    case .ready: return .success(())
+                    case .failed(let error): return .failure(error)
+                    }
+                }
+                if let result { continuation.resume(with: result) }
+            }
+        } catch let error as PreflightError {
+            throw error
+        } catch {
+            throw PreflightError(code: .storeUnavailable, message: "store: \(error)")
+        }
+    }
+
+    private func open(connection: SQLiteConnection?) async throws {
+        do {
+            try await withTimeout {
+                if let connection {
+                    try await self.prepareSQLite(connection.sql())
+                    try await self.migrate(connection.sql())
+                } else if let postgres = self.postgres {
+                    try await postgres.withConnection { try await self.migrate($0.sql()) }
+                }
+            }
+        } catch {
+            let failure = (error as? PreflightError)
+                ?? PreflightError(code: .storeUnavailable, message: "store: cannot open \(location): \(String(reflecting: error))", underlying: error)
+            fail(failure)
+            throw failure
+        }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            guard case .opening(let waiters) = state else { return [] }
+            state = .ready(connection)
+            return waiters
+        }
+        logger.info("store open", metadata: ["location": "\(location)"])
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func fail(_ error: PreflightError) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            guard case .opening(let waiters) = state else { return [] }
+            state = .failed(error)
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(throwing: error) }
+    }
+
+    /// WAL journal (readers do not block the writer), `synchronous=NORMAL` (a crash can lose
+    /// the last commits, not corrupt the file), a 5 s busy wait.
+    private func prepareSQLite(_ database: any SQLDatabase) async throws {
+        if case .sqlite = location {
+            try await database.raw("PRAGMA journal_mode=WAL").run()
+            try await database.raw("PRAGMA synchronous=NORMAL").run()
+        }
+        try await database.raw("PRAGMA busy_timeout=5000").run()
+    }
+
+    /// Runs `body` on a database connection, within ``queryTimeout``.
+    /// - Throws: ``PreflightError``: what `body` throws as one, 70701 for anything else.
+    func withDatabase<Value: Sendable>(
+        _ body: @escaping @Sendable (any SQLDatabase) async throws -> Value
+    ) async throws(PreflightError) -> Value {
+        try await waitUntilReady()
+        let sqlite = state.withLock { state -> SQLiteConnection? in
+            if case .ready(let connection) = state { return connection }
+            return nil
+        }
+        let postgres = self.postgres
+        do {
+            return try await withTimeout {
+                if let sqlite { return try await body(sqlite.sql()) }
+                guard let postgres else { throw PreflightError(code: .storeUnavailable, message: "store: not open") }
+                return try await postgres.withConnection { try await body($0.sql()) }
+            }
+        } catch let error as PreflightError {
+            throw error
+        } catch {
+            logger.warning("store query failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw PreflightError(code: .storeUnavailable, message: "store: the query failed", underlying: error)
+        }
+    }
+
+    private func withTimeout<Value: Sendable>(_ body: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let timeout = queryTimeout
+        return try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw PreflightError(code: .storeUnavailable, message: "store: no answer within \(timeout)")
+            }
+            return value
+        }
+    }
+
+    private static func sleepUntilCancelled() async throws {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import PreflightCore
+
+/// A call's Insights event as the edge stores it.
+public struct StoredCallEvent: Sendable, Hashable, Codable {
+    /// `caller` or `callee`.
+    public var party: String
+    /// The event.
+    public var event: InsightsEvent
+    /// When the edge received it: milliseconds since the Unix epoch.
+    public var receivedAt: Int64
+    /// The edge that received it.
+    public var edge: String
+
+    /// Creates a record.
+    public init(party: String, event: InsightsEvent, receivedAt: Int64, edge: String) {
+        self.party = party
+        self.event = event
+        self.receivedAt = receivedAt
+        self.edge = edge
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import PreflightCore
+import PreflightEdge
+import PreflightNIO
+import Testing
+
+extension AttackTests {
+    /// `POST /v1/reports` and the REST API on a real edge process: hostile bodies, tokens, sids
+    /// and query strings get coded refusals, the edge stays up with bounded memory, and no
+    /// account reads another's reports.
+    @Suite(.serialized) struct ReportEndpoints {
+        static func post(_ edge: AttackedEdge, _ body: [UInt8], kind: String = "preflightTest", token: String) async throws -> (UInt, String) {
+            let reply = try await EdgeHTTPClient.send(
+                edge: edge.edge.signalingURL, method: "POST", path: "/v1/reports?kind=\(kind)", authorization: "Bearer \(token)",
+                body: body, timeout: .seconds(20), maximumLength: 1 << 16, failure: .malformed)
+            return (reply.status, String(decoding: reply.body, as: UTF8.self))
+        }
+
+        static func get(_ edge: AttackedEdge, _ path: String) async throws -> (UInt, String) {
+            let basic = Data("\(LocalEdge.apiKeySID):\(edge.edge.secret)".utf8).base64EncodedString()
+            let reply = try await EdgeHTTPClient.send(
+                edge: edge.edge.signalingURL, method: "GET", path: path, authorization: "Basic \(basic)", timeout: .seconds(10),
+                maximumLength: 1 << 20, failure: .malformed)
+            return (reply.status, String(decoding: reply.body, as: UTF8.self))
+        }
+
+        static func code(_ text: String) -> Int? {
+            struct Refusal: Decodable { var code: Int }
+            return try? JSONDecoder().decode(Refusal.self, from: Data(text.utf8)).code
+        }
+
+        @Test func hostileBodiesAreRefusedAndNothingIsStored() async throws {
+            let edge = try AttackedEdge.start()
+            defer { edge.stop() }
+            let token = try await edge.token()
+            let deep = Array(String(repeating: "[", count: 200_000).utf8)
+            let deepObject = Array((#"{"a":"# + String(repeating: #"{"a":"#, count: 100_000)).utf8)
+            let cases: [(String, [UInt8], UInt, Int)] = [
+                ("invalid UTF-8", [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D], 400, 70702),
+                ("200k nested arrays", deep, 400, 70702),
+                ("100k nested objects", deepObject, 400, 70702),
+                ("a bare string", Array(#""report""#.utf8), 400, 70702),
+                ("NUL bytes", [0x7B, 0x00, 0x7D], 400, 70702),
+                ("a sid with a quote", Array(#"{"callSid":"CA\"><script>"}"#.utf8), 400, 70702),
+                ("a sid with a path", Array(#"{"callSid":"../../etc/passwd"}"#.utf8), 400, 70702),
+                ("over 1 MiB", Array(#"{"pad":""#.utf8) + Array(repeating: 0x61, count: 1 << 20) + Array(#""}"#.utf8), 413, 70702),
+            ]
+            for (name, body, status, code) in cases {
+                let (got, text) = try await Self.post(edge, body, token: token)
+                #expect(got == status, "\(name): \(text)")
+                #expect(Self.code(text) == code, "\(name): \(text)")
+            }
+            #expect(try await Self.get(edge, "/v1/reports").1 == #"{"reports":[]}"#)
+            try await edge.expectAlive()
+            try edge.expectSaneLog()
+        }
+
+        @Test func tokensThatAreNotValidCannotUpload() async throws {
+            let edge = try AttackedEdge.start()
+            defer { edge.stop() }
+            let forged = AttackedEdge.handMade(header: AttackedEdge.header, payload: AttackedEdge.claims(), secret: "not-the-secret-not-the-secret-not-the-secret")
+            let expired = edge.handMade(payload: AttackedEdge.claims(exp: "1000", iat: "900"))
+            for token in [forged, expired, "", "a.b.c", String(repeating: "x", count: 9000)] {
+                let (status, text) = try await Self.post(edge, Array("{}".utf8), token: token)
+                #expect(status == 401, "\(text)")
+                #expect((20101...20199).contains(Self.code(text) ?? 0), "\(text)")
+            }
+            #expect(try await Self.get(edge, "/v1/reports").1 == #"{"reports":[]}"#)
+        }
+
+        @Test func hostileQueriesAndSidsGetCodedRefusals() async throws {
+            let edge = try AttackedEdge.start()
+            defer { edge.stop() }
+            let (stored, _) = try await Self.post(edge, Array(#"{"callSid":"CAsecret"}"#.utf8), token: try await edge.token())
+            #expect(stored == 201)
+            let injections = [
+                "/v1/reports?identity=%27%20OR%201%3D1%20--", "/v1/reports?edge=x%27%3B%20DROP%20TABLE%20preflight_reports%3B--",
+                "/v1/reports?pageToken=1.%27%20OR%20%271%27%3D%271", "/v1/reports?from=1e400", "/v1/reports?pageSize=99999999999999999999",
+                "/v1/reports?errorCode=-1", "/v1/reports/%27%20OR%20%271%27%3D%271", "/v1/reports/..%2F..%2Fetc%2Fpasswd",
+                "/v1/aggregates?to=9999-99-99", "/v1/calls/%27%20OR%201%3D1--/events",
+            ]
+            for path in injections {
+                let (status, text) = try await Self.get(edge, path)
+                #expect([200, 400, 404].contains(status), "\(path): \(status)")
+                if status == 200 {
+                    // A filter that matched nothing literal: no report leaks through it.
+                    #expect(!text.contains("CAsecret"), "\(path): \(text)")
+                } else {
+                    #expect(Self.code(text) != nil, "\(path): \(text)")
+                }
+            }
+            // The table is still there, with its report.
+            #expect(try await Self.get(edge, "/v1/reports").1.contains("CAsecret"))
+            try await edge.expectAlive()
+        }
+
+        @Test func aFloodOfUploadsIsRateLimitedWithBoundedMemory() async throws {
+            let edge = try AttackedEdge.start()
+            defer { edge.stop() }
+            let token = try await edge.token()
+            let before = try edge.rssKiB()
+            var statuses: [UInt: Int] = [:]
+            let body = Array((#"{"pad":""# + String(repeating: "x", count: 500_000) + #""}"#).utf8)
+            for _ in 0..<300 {
+                let (status, _) = try await Self.post(edge, body, token: token)
+                statuses[status, default: 0] += 1
+            }
+            // 200 a burst and 20 a second afterwards: most of the 300 are refused.
+            #expect((statuses[201] ?? 0) >= 200 && (statuses[201] ?? 0) < 300, "\(statuses)")
+            #expect((statuses[429] ?? 0) > 0, "\(statuses)")
+            let after = try edge.rssKiB()
+            // Over 100 MB was accepted; the in-memory store keeps at most 64 MiB of reports (the
+            // oldest go first), so the edge grows by less than the whole.
+            #expect(after - before < 128 * 1024, "RSS grew from \(before) to \(after) KiB")
+            let (_, list) = try await Self.get(edge, "/v1/reports?pageSize=200")
+            let kept = list.components(separatedBy: "\"sid\"").count - 1
+            #expect(kept < (statuses[201] ?? 0) && kept > 64, "kept \(kept) of \(statuses[201] ?? 0)")
+            try await edge.expectAlive()
+        }
+    }
+}
