@@ -23,9 +23,11 @@ let package = Package(
         // network links no audio library.
         .library(name: "PreflightDevices", targets: ["PreflightDevices"]),
         .library(name: "PreflightOpus", targets: ["PreflightOpus"]),
+        .library(name: "PreflightHTML", targets: ["PreflightHTML"]),
         .library(name: "PreflightTesting", targets: ["PreflightTesting"]),
         .executable(name: "preflight", targets: ["preflight"]),
         .executable(name: "preflight-bench", targets: ["PreflightBenchmarks"]),
+        .executable(name: "preflight-store-bench", targets: ["StoreBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -48,6 +50,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        // HTTP field names for the edge's page headers (Hummingbird's own types).
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // The edge records with swift-metrics; `/metrics` renders a Prometheus registry.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -130,6 +135,12 @@ let package = Package(
             ],
             swiftSettings: sharedSwiftSettings
         ),
+        // HTML pages of reports and the edge's dashboard: pure text, no I/O, no script.
+        .target(
+            name: "PreflightHTML",
+            dependencies: ["PreflightModel"],
+            swiftSettings: sharedSwiftSettings
+        ),
         // The V4L2 ioctls, which Swift cannot call (their request numbers are C macros); stubs
         // that return ENOSYS elsewhere.
         .target(name: "CV4L2"),
@@ -163,10 +174,13 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                "PreflightHTML",
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -194,6 +208,7 @@ let package = Package(
                 "Preflight",
                 "PreflightEdge",
                 "PreflightDevices",
+                "PreflightHTML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -212,6 +227,13 @@ let package = Package(
             name: "PreflightBenchmarks",
             dependencies: ["PreflightCore"],
             path: "Benchmarks/CoreBenchmarks",
+            swiftSettings: sharedSwiftSettings
+        ),
+        // Store throughput: `swift run -c release preflight-store-bench [--postgres URL]`.
+        .executableTarget(
+            name: "StoreBenchmarks",
+            dependencies: ["PreflightCore", "PreflightEdge", .product(name: "Logging", package: "swift-log")],
+            path: "Benchmarks/StoreBenchmarks",
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
@@ -235,6 +257,7 @@ let package = Package(
                 "PreflightEdge",
                 // PostgresTestDatabase: the store's tests on a real PostgreSQL server.
                 "PreflightTesting",
+                "PreflightHTML",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -9,8 +9,8 @@ public struct ReportCommand: AsyncParsableCommand {
     /// The command's name, abstract and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Reports stored by an edge: list, show one, aggregates per edge and day.",
-        subcommands: [ReportListCommand.self, ReportShowCommand.self, ReportAggregatesCommand.self])
+        abstract: "Reports stored by an edge: list, show one, save one's HTML page, aggregates per edge and day.",
+        subcommands: [ReportListCommand.self, ReportShowCommand.self, ReportHTMLCommand.self, ReportAggregatesCommand.self])
 
     /// Creates the command (ArgumentParser requirement).
     public init() {}

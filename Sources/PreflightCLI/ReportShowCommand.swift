@@ -46,3 +46,39 @@ public struct ReportAggregatesCommand: AsyncParsableCommand {
         print(String(decoding: try await api.get(ReportFilterOptions.path("/v1/aggregates", filter.items)), as: UTF8.self))
     }
 }
+
+/// `preflight report html SID --output FILE`: a stored report's page, as the edge serves it at
+/// `/reports/{sid}`, saved to a file.
+public struct ReportHTMLCommand: AsyncParsableCommand {
+    /// The command's name and abstract.
+    public static let configuration = CommandConfiguration(commandName: "html", abstract: "Save a stored report's HTML page.")
+
+    /// The edge and key.
+    @OptionGroup public var api: ReportAPIOptions
+    /// The sid.
+    @Argument(help: "The report's sid.")
+    public var sid: String
+    /// Where to write.
+    @Option(name: [.short, .long], help: "The file to write (default: <sid>.html).")
+    public var output: String?
+
+    /// Creates the command (ArgumentParser requirement).
+    public init() {}
+
+    /// Checks the sid's characters before it goes into a URL.
+    public func validate() throws {
+        guard ReportUpload.isValidSid(sid) else { throw ValidationError("the sid must be 1–64 letters, digits, - or _") }
+    }
+
+    /// Fetches and writes.
+    public func run() async throws {
+        let page = try await api.get("/reports/\(sid)")
+        let path = output ?? "\(sid).html"
+        do {
+            try Data(page).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CommandFailure(PreflightError(code: .fileUnwritable, message: "cannot write \(path)", underlying: error))
+        }
+        FileHandle.standardError.write(Data("\(path): \(page.count) bytes\n".utf8))
+    }
+}

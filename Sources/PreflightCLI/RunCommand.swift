@@ -3,6 +3,7 @@ import Foundation
 import Logging
 @_spi(Testing) import Preflight
 import PreflightCore
+import PreflightHTML
 import PreflightEdge
 
 /// `preflight run` (the default): runs a preflight test call and shows its progress and report.
@@ -78,6 +79,14 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Flag(help: "Print the JSON report on standard output instead of the summary (progress goes to standard error).")
     public var json = false
 
+    /// Where to write the report's HTML page.
+    @Option(help: "Also write the report as a self-contained HTML page to this file (the partial report when the test failed).")
+    public var html: String?
+
+    /// Whether the report is uploaded to the edge.
+    @Flag(name: .customLong("no-upload"), help: "Do not upload the report to the edge when the test ends.")
+    public var noUpload = false
+
     /// A deliberately wrong measurement, for the accuracy benchmark's self-check only.
     @Option(name: .customLong("measurement-fault"), help: .hidden)
     public var measurementFault: MeasurementFault?
@@ -129,6 +138,14 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             FileHandle.standardError.write(Data((line + "\n").utf8))
         } output: { text in
             print(text)
+        }
+        if let html {
+            do {
+                try Data(ReportHTML.render(outcome.report).utf8).write(to: URL(fileURLWithPath: html))
+                FileHandle.standardError.write(Data("report page written to \(html)\n".utf8))
+            } catch {
+                throw CommandFailure(PreflightError(code: .fileUnwritable, message: "--html: cannot write \(html)", underlying: error))
+            }
         }
         if let error = outcome.error { throw CommandFailure(error) }
     }
@@ -196,6 +213,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             iceTransportPolicy: iceTransportPolicy, gatheringTimeout: .milliseconds(Int64(gatheringTimeout * 1000)),
             consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile,
             edgeTrustedCertificatesFile: edgeCAFile)
+        options.uploadsReport = !noUpload
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
         options.fakeMicInput = audio.input == nil
         options.audioInput = audio.input

@@ -9,7 +9,7 @@ extension EdgeServer {
     /// API key by HTTP Basic auth), `GET /v1/init` (where to connect, for an access token),
     /// `POST /v1/reports` (a client's report, for an access token), and for an API key the REST
     /// API (docs/openapi.yaml): `GET /v1/reports`, `/v1/reports/{sid}`, `/v1/aggregates`,
-    /// `/v1/calls/{sid}/events`, and `GET /metrics`.
+    /// `/v1/calls/{sid}/events`, the pages `/reports/{sid}` and `/dashboard`, and `GET /metrics`.
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("healthz") { _, _ -> Response in
@@ -41,6 +41,12 @@ extension EdgeServer {
         }
         router.get("v1/aggregates") { [self] request, _ -> Response in
             await aggregatesResponse(request)
+        }
+        router.get("reports/:sid") { [self] request, context -> Response in
+            await reportPage(request, sid: context.parameters.get("sid") ?? "")
+        }
+        router.get("dashboard") { [self] request, _ -> Response in
+            await dashboardPage(request)
         }
         router.get("metrics") { [self] request, _ -> Response in
             metricsResponse(request)

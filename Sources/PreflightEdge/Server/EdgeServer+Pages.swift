@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HTTPTypes
+import NIOCore
+import PreflightCore
+import PreflightHTML
+
+extension HTTPField.Name {
+    /// `X-Content-Type-Options` (the browser must not guess another type than the one sent).
+    static let xContentTypeOptions = Self("X-Content-Type-Options")!
+}
+
+extension EdgeServer {
+    /// The headers of every page: HTML that may load nothing (no script, no outside asset, no
+    /// frame), so a hostile value that escaped escaping still could not run.
+    static let pageHeaders: HTTPFields = [
+        .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+        .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        .xContentTypeOptions: "nosniff",
+    ]
+
+    static func page(_ html: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: pageHeaders, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// `GET /reports/{sid}`: one report's page, for an API key of its account.
+    func reportPage(_ request: Request, sid: String) async -> Response {
+        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
+        guard allowAPI(account: account) else { return Self.rateLimited() }
+        do {
+            guard ReportUpload.isValidSid(sid), let report = try await store.report(account: account, sid: sid) else {
+                return Self.page(GenericReportHTML.render(title: "No such report", fields: [("sid", String(sid.prefix(64)))], json: "{}"), status: .notFound)
+            }
+            if report.kind == .preflightTest, let decoded = try? PreflightReport(jsonData: Data(report.body.utf8)) {
+                return Self.page(ReportHTML.render(decoded))
+            }
+            let summary = report.summary
+            var fields: [(String, String)] = [
+                ("sid", report.sid), ("kind", report.kind.rawValue), ("identity", report.identity), ("stored by", report.edge),
+                ("received", "\(report.receivedAt) ms since the epoch"),
+            ]
+            if let value = summary.mos { fields.append(("MOS", String(value))) }
+            if let value = summary.rtt { fields.append(("RTT (ms)", String(value))) }
+            if let value = summary.isTurnRequired { fields.append(("TURN needed", value ? "yes" : "no")) }
+            if let value = summary.errorCode { fields.append(("error", String(value))) }
+            return Self.page(GenericReportHTML.render(title: "\(report.kind.rawValue) \(report.sid)", fields: fields, json: report.body))
+        } catch {
+            return Self.refusal(.serviceUnavailable, error)
+        }
+    }
+
+    /// `GET /dashboard`: recent reports and aggregates of the key's account, filtered by the query.
+    func dashboardPage(_ request: Request) async -> Response {
+        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
+        guard allowAPI(account: account) else { return Self.rateLimited() }
+        let query = request.uri.queryParameters
+        var shown: [String: String] = [:]
+        for name in DashboardHTML.filterNames {
+            if let value = query[Substring(name)], !value.isEmpty { shown[name] = String(value.prefix(256)) }
+        }
+        var filter = ReportFilter()
+        var refusal: String?
+        do {
+            // Empty fields of the form are no filter.
+            var nonEmpty = FlatDictionary<Substring, Substring>()
+            for (key, value) in query where !value.isEmpty { nonEmpty.append(key: key, value: value) }
+            filter = try Self.filter(nonEmpty)
+        } catch {
+            refusal = error.message
+        }
+        do {
+            let page = refusal == nil ? try await store.reports(account: account, filter: filter, pageSize: 100) : ReportPage(reports: [], nextPageToken: nil)
+            let aggregates = refusal == nil ? try await store.aggregates(account: account, filter: filter) : []
+            let rows = page.reports.map { report in
+                DashboardHTML.Row(
+                    sid: report.sid, kind: report.kind.rawValue, identity: report.identity, edge: report.edge, receivedAt: report.receivedAt,
+                    callQuality: report.summary.callQuality, mos: report.summary.mos, rtt: report.summary.rtt,
+                    isTurnRequired: report.summary.isTurnRequired, errorCode: report.summary.errorCode)
+            }
+            let totals = aggregates.map {
+                DashboardHTML.Aggregate(
+                    edge: $0.edge, day: $0.day, count: $0.count, mosMedian: $0.mosMedian, mosPercentile10: $0.mosPercentile10,
+                    turnShare: $0.turnShare, failuresByCode: $0.failuresByCode)
+            }
+            return Self.page(
+                DashboardHTML.render(edgeName: configuration.edgeName, rows: rows, aggregates: totals, filters: shown, error: refusal),
+                status: refusal == nil ? .ok : .badRequest)
+        } catch {
+            return Self.refusal(.serviceUnavailable, error)
+        }
+    }
+}
