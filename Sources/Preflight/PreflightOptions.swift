@@ -72,6 +72,11 @@ public struct PreflightOptions: Sendable {
     /// The upload is bounded by ``signalingTimeout`` (5 s at most) and never changes the test's
     /// outcome: a failed upload is logged.
     public var uploadsReport = true
+    /// Which edge to test: `nil` (default) is ``edgeURL``; ``EdgeOption/roaming(_:)`` measures
+    /// the RTT to each of several edges first and tests the nearest (the report's
+    /// `edgeSelection` has the figures; `selectedEdge` stays as set, `"roaming"` by default,
+    /// and `edge` is the chosen edge's name). The access token must be valid at every edge.
+    public var edge: EdgeOption?
 
     /// Creates options; see each property for its default.
     public init(

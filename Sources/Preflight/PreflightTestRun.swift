@@ -17,7 +17,8 @@ struct PreflightTestRun {
     let inputs: AsyncStream<Input>.Continuation
     /// The invite's codecs: the preferences this build can send.
     let offeredCodecs: [String]
-    var options: PreflightOptions { test.options }
+    /// The test's options, with the edge roaming chose.
+    let options: PreflightOptions
     var logger: Logger { test.logger }
 
     enum Input: Sendable {
@@ -53,25 +54,46 @@ struct PreflightTestRun {
 
     /// Runs the test and finishes it with its report or error.
     static func run(_ test: PreflightTest, startTime: Int64) async {
-        let outcome: Result<PreflightReport, PreflightError>
+        var outcome: Result<PreflightReport, PreflightError>
+        var options = test.options
+        var selection: EdgeSelection?
         do {
-            outcome = .success(try await perform(test, startTime: startTime))
+            switch options.edge {
+            case .url(let url)?:
+                options.edgeURL = url
+            case .roaming(let urls)?:
+                let (chosen, url) = try await EdgeRoaming.select(
+                    urls, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
+                    timeout: min(options.signalingTimeout, .seconds(5)), logger: test.logger)
+                options.edgeURL = url
+                selection = chosen
+            case nil:
+                break
+            }
+            outcome = .success(try await perform(test, options: options, startTime: startTime))
         } catch {
             outcome = .failure(Task.isCancelled && error.code != .cancelled
                 ? PreflightError(code: .cancelled, message: "preflight test cancelled", underlying: error) : error)
+        }
+        // The selection goes in the report whatever the outcome: the run builds its own.
+        if let selection {
+            if case .success(var report) = outcome {
+                report.edgeSelection = selection
+                outcome = .success(report)
+            }
+            test.update { $0.edgeSelection = selection }
         }
         let end = PreflightTest.nowMilliseconds()
         // The upload comes before the result is delivered: whoever reads the edge's API after
         // `result()` finds the report there.
         if !test.isFinished {
             let report = test.finalReport(outcome, end: end)
-            await uploadReport(report, kind: .preflightTest, options: ReportUploadOptions(test.options), errorCode: report.error?.code, logger: test.logger)
+            await uploadReport(report, kind: .preflightTest, options: ReportUploadOptions(options), errorCode: report.error?.code, logger: test.logger)
         }
         test.finish(outcome, end: end)
     }
 
-    private static func perform(_ test: PreflightTest, startTime: Int64) async throws(PreflightError) -> PreflightReport {
-        let options = test.options
+    private static func perform(_ test: PreflightTest, options: PreflightOptions, startTime: Int64) async throws(PreflightError) -> PreflightReport {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
@@ -107,7 +129,7 @@ struct PreflightTestRun {
             group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
             var run = PreflightTestRun(
                 test: test, startTime: startTime, origin: origin, signaling: signaling, ice: ice, media: media, inputs: inputs,
-                offeredCodecs: offeredCodecs)
+                offeredCodecs: offeredCodecs, options: options)
             let result: Result<PreflightReport, PreflightError>
             do throws(PreflightError) {
                 result = .success(try await run.loop(stream, group: &group))

@@ -45,6 +45,13 @@ public enum ReportText {
         let timing = report.networkTiming
         lines.append(
             "  Timing       signaling \(timing.signaling?.duration ?? 0) ms, ICE \(timing.iceConnection?.duration ?? 0) ms, peer connection \(timing.peerConnection?.duration ?? 0) ms")
+        if let selection = report.edgeSelection {
+            let figures = selection.candidates.map { candidate in
+                "\(candidate.edge.isEmpty ? candidate.url : candidate.edge) "
+                    + (candidate.rtt.map { String(format: "%.1f ms", $0) } ?? "unreachable")
+            }
+            lines.append("  Roaming      chose \(selection.selectedEdge) of \(figures.joined(separator: ", "))")
+        }
         let raised = report.warnings.map(\.name)
         lines.append("  Warnings     \(raised.isEmpty ? "none raised" : raised.joined(separator: ", "))"
             + (report.warningsCleared.isEmpty ? "" : "; cleared: \(report.warningsCleared.map(\.name).joined(separator: ", "))"))

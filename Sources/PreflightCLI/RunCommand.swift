@@ -79,6 +79,12 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Flag(help: "Print the JSON report on standard output instead of the summary (progress goes to standard error).")
     public var json = false
 
+    /// Edges to choose among by RTT.
+    @Option(
+        name: .customLong("roaming"),
+        help: "An edge to choose among (repeat it): the test runs against the one with the lowest STUN round-trip time (with --token, instead of --edge-url).")
+    public var roaming: [String] = []
+
     /// Where to write the report's HTML page.
     @Option(help: "Also write the report as a self-contained HTML page to this file (the partial report when the test failed).")
     public var html: String?
@@ -114,7 +120,12 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         guard (1...120).contains(signalingTimeout) else {
             throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
         }
-        if (edgeURL == nil) != (token == nil) { throw ValidationError("--edge-url and --token go together") }
+        if !roaming.isEmpty {
+            guard edgeURL == nil, token != nil else { throw ValidationError("--roaming takes --token and no --edge-url") }
+            guard roaming.count <= 16 else { throw ValidationError("--roaming: at most 16 edges, got \(roaming.count)") }
+        } else if (edgeURL == nil) != (token == nil) {
+            throw ValidationError("--edge-url and --token go together")
+        }
         if let measurementFault, measurementFault.isProbeFault {
             throw ValidationError("--measurement-fault \(measurementFault.rawValue) is for preflight probe")
         }
@@ -170,6 +181,9 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
                 ?? PreflightError(code: .invalidArgument, message: "\(error)", underlying: error)
             return Outcome(report: PreflightReport(), error: failure)
         }
+        if let first = roaming.first, let token {
+            return await test(edgeURL: first, token: token, iceServers: iceServers, live: live, output: output)
+        }
         if let edgeURL, let token {
             return await test(edgeURL: edgeURL, token: token, iceServers: iceServers, live: live, output: output)
         }
@@ -214,6 +228,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile,
             edgeTrustedCertificatesFile: edgeCAFile)
         options.uploadsReport = !noUpload
+        if !roaming.isEmpty { options.edge = .roaming(roaming) }
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
         options.fakeMicInput = audio.input == nil
         options.audioInput = audio.input

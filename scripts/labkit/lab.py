@@ -257,11 +257,12 @@ class Lab:
     # -- impairments ---------------------------------------------------------------------------
 
     def impair(self, up: DirectionSpec, down: DirectionSpec, seed: int, rate_kbit: float | None = None,
-               loss_engine: str = "delayer") -> None:
+               loss_engine: str = "delayer", edge_address: str | None = None) -> None:
         """Impairs UDP between client and edge in the router: the NFQUEUE delayer (delay, jitter,
         loss) per direction and, with `rate_kbit`, a tbf shaper on each of the router's egresses.
         With `loss_engine="nft"`, random loss is instead an nftables `numgen random` drop in the
-        receiving host's input hook (ground truth: the rule's counter)."""
+        receiving host's input hook (ground truth: the rule's counter). With `edge_address`, only UDP
+        to and from that address of the edge host is impaired (roaming's far edge)."""
         self.clear_impairments()
         r = self.ns["router"]
         config_path = self.workdir / "impair.json"
@@ -279,8 +280,10 @@ class Lab:
         if line.strip() != "ready":
             raise LabError(f"the delayer did not start (exit {self.delayer.poll()}); is netfilterqueue installed?")
         # Without --queue-bypass a dead delayer drops everything: an impairment never silently vanishes.
-        run(["ip", "netns", "exec", r, "iptables", "-A", "FORWARD", "-i", "r-c", "-p", "udp", "-j", "NFQUEUE", "--queue-num", "1"])
-        run(["ip", "netns", "exec", r, "iptables", "-A", "FORWARD", "-i", "r-e", "-p", "udp", "-j", "NFQUEUE", "--queue-num", "2"])
+        to_edge = ["-d", edge_address] if edge_address else []
+        from_edge = ["-s", edge_address] if edge_address else []
+        run(["ip", "netns", "exec", r, "iptables", "-A", "FORWARD", "-i", "r-c", "-p", "udp", *to_edge, "-j", "NFQUEUE", "--queue-num", "1"])
+        run(["ip", "netns", "exec", r, "iptables", "-A", "FORWARD", "-i", "r-e", "-p", "udp", *from_edge, "-j", "NFQUEUE", "--queue-num", "2"])
         if self.ice:
             # UDP from the TURN host (to the edge or back to the client) takes the downlink spec.
             run(["ip", "netns", "exec", r, "iptables", "-A", "FORWARD", "-i", "r-t", "-p", "udp", "-j", "NFQUEUE", "--queue-num", "2"])

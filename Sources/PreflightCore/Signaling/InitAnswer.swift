@@ -9,12 +9,17 @@ public struct InitAnswer: Sendable, Hashable, Codable {
     public var websocketUrl: String
     /// STUN/TURN servers with credentials.
     public var iceServers: [ICEServer]
+    /// The edge's media port as `stun:host:port` (added to 100ms's shape): it answers plain STUN
+    /// Binding requests, which is how roaming measures the RTT to each edge. `nil` from an edge
+    /// that does not say.
+    public var mediaUrl: String?
 
     /// Creates an answer.
-    public init(edge: String, websocketUrl: String, iceServers: [ICEServer]) {
+    public init(edge: String, websocketUrl: String, iceServers: [ICEServer], mediaUrl: String? = nil) {
         self.edge = edge
         self.websocketUrl = websocketUrl
         self.iceServers = iceServers
+        self.mediaUrl = mediaUrl
     }
 
     /// The largest answer read, bytes: an edge's answer is a few hundred.
@@ -33,7 +38,7 @@ public struct InitAnswer: Sendable, Hashable, Codable {
         }
         if status == 200 {
             guard let answer = try? JSONDecoder().decode(InitAnswer.self, from: Data(body)),
-                answer.websocketUrl.utf8.count <= 2048, answer.edge.utf8.count <= 256
+                answer.websocketUrl.utf8.count <= 2048, answer.edge.utf8.count <= 256, (answer.mediaUrl?.utf8.count ?? 0) <= 300
             else {
                 throw PreflightError(code: .initFailed, message: "init: the answer is not the init endpoint's JSON")
             }

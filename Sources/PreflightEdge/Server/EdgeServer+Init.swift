@@ -30,7 +30,8 @@ extension EdgeServer {
         let host = advertisedAddress.contains(":") ? "[\(advertisedAddress)]" : advertisedAddress
         let url = configuration.publicSignalingURL ?? "\(tlsContext == nil ? "ws" : "wss")://\(host):\(addresses.http.port ?? 0)/signaling"
         let body = InitAnswer(
-            edge: configuration.edgeName, websocketUrl: url, iceServers: iceServers(for: claims, mediaPort: addresses.media.port ?? 0))
+            edge: configuration.edgeName, websocketUrl: url, iceServers: iceServers(for: claims, mediaPort: addresses.media.port ?? 0),
+            mediaUrl: "stun:\(host):\(configuration.advertisedMediaPort ?? addresses.media.port ?? 0)")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(body) else {

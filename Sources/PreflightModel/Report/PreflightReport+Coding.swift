@@ -2,7 +2,7 @@ extension PreflightReport {
     enum CodingKeys: String, CodingKey {
         case callSid, edge, selectedEdge, iceCandidates, selectedIceCandidatePair, networkStats, statsSamples
         case callQuality, warnings, warningsCleared, networkTiming, isTurnRequired
-        case application, uplink, downlink, eModelMOS, error, timeline, iceCandidatePairs, iceCandidateErrors
+        case application, uplink, downlink, eModelMOS, error, timeline, iceCandidatePairs, iceCandidateErrors, edgeSelection
     }
 
     /// Decodes a report. Missing arrays and objects decode as empty; `isTurnRequired` is read
@@ -41,6 +41,7 @@ extension PreflightReport {
         timeline = try container.decodeIfPresent([ConnectionStateEvent].self, forKey: .timeline) ?? []
         iceCandidatePairs = try container.decodeIfPresent([ICECandidatePairRecord].self, forKey: .iceCandidatePairs) ?? []
         iceCandidateErrors = try container.decodeIfPresent([ICECandidateErrorRecord].self, forKey: .iceCandidateErrors) ?? []
+        edgeSelection = try container.decodeIfPresent(EdgeSelection.self, forKey: .edgeSelection)
     }
 
     /// Encodes the report in the reference shape (`isTurnRequired` as a string, omitted when `nil`).
@@ -67,5 +68,6 @@ extension PreflightReport {
         if !timeline.isEmpty { try container.encode(timeline, forKey: .timeline) }
         if !iceCandidatePairs.isEmpty { try container.encode(iceCandidatePairs, forKey: .iceCandidatePairs) }
         if !iceCandidateErrors.isEmpty { try container.encode(iceCandidateErrors, forKey: .iceCandidateErrors) }
+        try container.encodeIfPresent(edgeSelection, forKey: .edgeSelection)
     }
 }

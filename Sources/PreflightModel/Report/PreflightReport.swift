@@ -54,6 +54,9 @@ public struct PreflightReport: Sendable, Hashable, Codable {
     public var iceCandidatePairs: [ICECandidatePairRecord] = []
     /// STUN and TURN servers that gave no candidate, with why (e.g. TURN refusing the credentials).
     public var iceCandidateErrors: [ICECandidateErrorRecord] = []
+    /// How roaming chose the edge (``EdgeOption/roaming(_:)``): each candidate's RTT and the one
+    /// used; `nil` for a test run against one edge.
+    public var edgeSelection: EdgeSelection?
 
     /// Creates a report; every field defaults to empty.
     public init(
