@@ -26,15 +26,17 @@ public struct ReportListCommand: AsyncParsableCommand {
 
     /// Lists.
     public func run() async throws {
+        print(try await output())
+    }
+
+    /// What ``run()`` prints: the table, or the API's JSON with `--json`.
+    /// - Parameter environment: where the API key and the edge are read when not given as options.
+    public func output(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> String {
         var items = filter.items
         items.append(URLQueryItem(name: "pageSize", value: String(pageSize)))
         if let pageToken { items.append(URLQueryItem(name: "pageToken", value: pageToken)) }
-        let body = try await api.get(ReportFilterOptions.path("/v1/reports", items))
-        if json {
-            print(String(decoding: body, as: UTF8.self))
-            return
-        }
-        print(try ReportListText.render(body))
+        let body = try await api.get(ReportFilterOptions.path("/v1/reports", items), environment: environment)
+        return json ? String(decoding: body, as: UTF8.self) : try ReportListText.render(body)
     }
 }
 

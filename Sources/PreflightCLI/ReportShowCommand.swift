@@ -23,7 +23,12 @@ public struct ReportShowCommand: AsyncParsableCommand {
 
     /// Prints.
     public func run() async throws {
-        print(String(decoding: try await api.get("/v1/reports/\(sid)"), as: UTF8.self))
+        print(try await output())
+    }
+
+    /// What ``run()`` prints: the report's fields and JSON.
+    public func output(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> String {
+        String(decoding: try await api.get("/v1/reports/\(sid)", environment: environment), as: UTF8.self)
     }
 }
 
@@ -43,7 +48,12 @@ public struct ReportAggregatesCommand: AsyncParsableCommand {
 
     /// Prints.
     public func run() async throws {
-        print(String(decoding: try await api.get(ReportFilterOptions.path("/v1/aggregates", filter.items)), as: UTF8.self))
+        print(try await output())
+    }
+
+    /// What ``run()`` prints: the API's JSON.
+    public func output(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> String {
+        String(decoding: try await api.get(ReportFilterOptions.path("/v1/aggregates", filter.items), environment: environment), as: UTF8.self)
     }
 }
 
@@ -72,7 +82,13 @@ public struct ReportHTMLCommand: AsyncParsableCommand {
 
     /// Fetches and writes.
     public func run() async throws {
-        let page = try await api.get("/reports/\(sid)")
+        try await save()
+    }
+
+    /// Fetches the page and writes it; the path written.
+    @discardableResult
+    public func save(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> String {
+        let page = try await api.get("/reports/\(sid)", environment: environment)
         let path = output ?? "\(sid).html"
         do {
             try Data(page).write(to: URL(fileURLWithPath: path))
@@ -80,5 +96,6 @@ public struct ReportHTMLCommand: AsyncParsableCommand {
             throw CommandFailure(PreflightError(code: .fileUnwritable, message: "cannot write \(path)", underlying: error))
         }
         FileHandle.standardError.write(Data("\(path): \(page.count) bytes\n".utf8))
+        return path
     }
 }

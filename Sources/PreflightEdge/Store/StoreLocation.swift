@@ -30,6 +30,16 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         /// TLS to the server: `disable`, `prefer` (the default) or `require`.
         public var tls: TLSMode
 
+        /// Creates a location; see each property.
+        public init(host: String, port: Int = 5432, username: String, password: String?, database: String, tls: TLSMode = .prefer) {
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+            self.database = database
+            self.tls = tls
+        }
+
         /// How the client uses TLS to the server (libpq's `sslmode`, its three common values).
         public enum TLSMode: String, Sendable, Hashable {
             /// Never TLS.
