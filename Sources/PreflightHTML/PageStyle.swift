@@ -21,7 +21,7 @@ enum PageStyle {
         table{border-collapse:collapse;width:100%;background:#fff;font-size:13px}
         th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #e4e6eb;vertical-align:top}
         th{background:#eef0f4}svg{background:#fff;border-radius:8px;box-shadow:0 1px 2px #0002;max-width:100%}
-        pre{background:#fff;padding:12px;overflow:auto;max-height:480px;font-size:12px}
+        pre{background:#fff;padding:12px;overflow:auto;max-height:480px;font-size:12px}pre.wrap{white-space:pre-wrap;word-break:break-all}
         form.filters{display:flex;flex-wrap:wrap;gap:8px;align-items:end}form.filters label{display:flex;flex-direction:column;font-size:12px}
         a{color:#1a5fb4}
         </style></head><body><main>

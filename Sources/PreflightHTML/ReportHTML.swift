@@ -51,7 +51,8 @@ public enum ReportHTML {
     }
 
     static func charts(_ report: PreflightReport) -> String {
-        let start = Double(report.networkTiming.preflightTest?.startTime ?? Int64((report.statsSamples.first?.timestamp ?? 1000) - 1000))
+        // In Double throughout: a hostile report's times may be anything finite.
+        let start = report.networkTiming.preflightTest.map { Double($0.startTime) } ?? ((report.statsSamples.first?.timestamp ?? 1000) - 1000)
         func seconds(_ milliseconds: Double) -> Double { (milliseconds - start) / 1000 }
         func marks(_ name: String) -> ([Double], [Double]) {
             (report.warnings.filter { $0.name == name }.map { seconds(Double($0.timestamp)) },
@@ -125,12 +126,11 @@ public enum ReportHTML {
         return "<h2>Report JSON</h2><details><summary>Show</summary><pre id=\"json\">\(HTMLText.escape(text, limit: 2_000_000))</pre></details>\n"
     }
 
-    /// `2026-11-26 10:00:00.123 UTC` of ms since the epoch.
+    /// One format for every time on a page (a value type: no formatter made per row).
+    static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// `2026-11-26T10:00:00.123Z` of ms since the epoch.
     static func time(_ milliseconds: Int64) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS 'UTC'"
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(timeStyle)
     }
 }

@@ -77,18 +77,31 @@ enum EdgeRoaming {
         return (EdgeSelection(candidates: candidates, selectedUrl: urls[chosen], selectedEdge: answer.edge), answer.websocketUrl)
     }
 
-    /// `stun:host:port` as a socket address (a name is resolved).
+    /// `stun:host:port` as a socket address. An edge advertises an address literal; a name is
+    /// resolved by the system's resolver (blocking, as the ICE driver's STUN and TURN names are).
     static func mediaAddress(_ url: String?) -> SocketAddress? {
         guard let url, let parsed = try? ICEServerURL(url) else { return nil }
         if let address = try? SocketAddress(ipAddress: parsed.host, port: parsed.port) { return address }
         return try? SocketAddress.makeAddressResolvingHost(parsed.host, port: parsed.port)
     }
 
-    /// Pings every target from one socket and records each candidate's figures.
+    /// Pings every target (from one socket per address family) and records each candidate's figures.
     private static func ping(_ targets: [Int: SocketAddress], into candidates: inout [EdgeCandidate]) async throws(PreflightError) {
-        let socket = try await MediaSocket.bind(host: targets.values.contains { $0.protocol == .inet6 } ? "::" : "0.0.0.0")
         let order = targets.keys.sorted()
         let addresses = order.compactMap { targets[$0] }
+        // An IPv4 destination cannot be reached from an IPv6 socket here: a socket per family.
+        let v4 = addresses.contains { $0.protocol != .inet6 } ? try await MediaSocket.bind(host: "0.0.0.0") : nil
+        let v6: MediaSocket?
+        do {
+            v6 = addresses.contains { $0.protocol == .inet6 } ? try await MediaSocket.bind(host: "::") : nil
+        } catch {
+            await v4?.close()
+            throw error
+        }
+        let sockets = [v4, v6].compactMap { $0 }
+        var positions: [SocketAddress: Set<Int>] = [:]
+        for (position, address) in addresses.enumerated() { positions[address, default: []].insert(position) }
+        let sources = positions
         let origin = ContinuousClock.now
         let seconds: @Sendable (ContinuousClock.Instant) -> Double = { instant in
             let elapsed = origin.duration(to: instant).components
@@ -97,21 +110,26 @@ enum EdgeRoaming {
         let state = SharedPinger(EdgePinger(edges: addresses.count, pingsPerEdge: pings))
         await withTaskGroup(of: Void.self) { group in
             // Answers, stamped on arrival: until every ping is answered (or the group is cancelled).
-            group.addTask {
-                for await datagram in socket.datagrams {
-                    guard let edge = addresses.firstIndex(of: datagram.source) else { continue }
-                    let done = state.pinger.withLock { pinger in
-                        pinger.receive(Array(datagram.data.readableBytesView), from: edge, at: seconds(datagram.arrival))
-                        return pinger.isComplete
+            for socket in sockets {
+                group.addTask {
+                    for await datagram in socket.datagrams {
+                        guard let edges = sources[datagram.source] else { continue }
+                        let done = state.pinger.withLock { pinger in
+                            pinger.receive(Array(datagram.data.readableBytesView), fromAnyOf: edges, at: seconds(datagram.arrival))
+                            return pinger.isComplete
+                        }
+                        if done { return }
                     }
-                    if done { return }
                 }
             }
             // The rounds, then the wait for late answers.
             group.addTask {
                 for _ in 0..<pings {
                     let round = state.pinger.withLock { $0.nextRound(at: seconds(.now)) }
-                    for ping in round where addresses.indices.contains(ping.edge) { socket.send(ping.bytes, to: addresses[ping.edge]) }
+                    for ping in round where addresses.indices.contains(ping.edge) {
+                        let address = addresses[ping.edge]
+                        (address.protocol == .inet6 ? v6 : v4)?.send(ping.bytes, to: address)
+                    }
                     try? await Task.sleep(for: interval)
                 }
                 try? await Task.sleep(for: answerWait)
@@ -119,7 +137,7 @@ enum EdgeRoaming {
             await group.next()
             group.cancelAll()
         }
-        await socket.close()
+        for socket in sockets { await socket.close() }
         let measured = state.pinger.withLock { $0 }
         for (position, index) in order.enumerated() {
             candidates[index].rtt = measured.medianRTT(position)

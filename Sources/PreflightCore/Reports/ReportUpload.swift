@@ -36,13 +36,16 @@ public struct ReportUpload: Sendable, Hashable {
         } catch {
             throw PreflightError(code: .reportRejected, message: "report: the body is not a JSON object")
         }
-        let summary: ReportSummary
+        var summary: ReportSummary
         switch kind {
         case .preflightTest: summary = (try? decoder.decode(PreflightTestShape.self, from: data))?.summary ?? ReportSummary()
         case .lastmileProbe: summary = (try? decoder.decode(ProbeShape.self, from: data))?.summary ?? ReportSummary()
         case .connectivityCheck: summary = (try? decoder.decode(CheckShape.self, from: data))?.summary ?? ReportSummary()
         case .preCallDiagnosis: summary = (try? decoder.decode(DiagnosisShape.self, from: data))?.summary ?? ReportSummary()
         }
+        // What the index keeps must fit every store's columns (PostgreSQL's INTEGER): an error code
+        // outside the codes' range is kept in the body only.
+        if let code = summary.errorCode, !(0...999_999).contains(code) { summary.errorCode = nil }
         if let sid = summary.sid, !Self.isValidSid(sid) {
             throw PreflightError(
                 code: .reportRejected,

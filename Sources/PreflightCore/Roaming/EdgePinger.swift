@@ -51,11 +51,19 @@ public struct EdgePinger: Sendable {
     /// - Returns: whether it answered one of that edge's pings (first answer only).
     @discardableResult
     public mutating func receive(_ bytes: [UInt8], from edge: Int, at time: Double) -> Bool {
+        receive(bytes, fromAnyOf: [edge], at: time)
+    }
+
+    /// A datagram from an address that is the media address of `edges` (two URLs may name the
+    /// same edge), received at `time`: the transaction ID tells which ping it answers.
+    /// - Returns: whether it answered one of those edges' pings (first answer only).
+    @discardableResult
+    public mutating func receive(_ bytes: [UInt8], fromAnyOf edges: Set<Int>, at time: Double) -> Bool {
         guard let message = try? STUNMessage(decoding: bytes), message.type == .bindingSuccess,
-            let ping = pending[message.transactionID], ping.edge == edge, time >= ping.sent
+            let ping = pending[message.transactionID], edges.contains(ping.edge), time >= ping.sent
         else { return false }
         pending.removeValue(forKey: message.transactionID)
-        samples[edge].append((time - ping.sent) * 1000)
+        samples[ping.edge].append((time - ping.sent) * 1000)
         return true
     }
 

@@ -79,6 +79,15 @@ final class CallEventLog: Sendable {
         }
     }
 
+    /// Whether `identity` of `account` is a party of call `callSid` routed here (a test call's
+    /// caller, a call's caller or callee).
+    func isParty(callSid: String, account: String, identity: String) -> Bool {
+        state.withLock { state in
+            guard let call = state.calls[callSid], call.account == account else { return false }
+            return call.parties[identity] != nil
+        }
+    }
+
     /// How many of a call's events were dropped here (over the cap); `nil` when the call is
     /// unknown here or another account's.
     func dropped(callSid: String, account: String) -> Int? {

@@ -33,10 +33,17 @@ extension EdgeServer {
         } catch {
             return Self.refusal(.badRequest, error)
         }
+        // A call sid is the report's own only when this edge routed that call for this identity:
+        // no one can take (and so block) another identity's sid.
+        let identity = claims.grants.identity ?? ""
+        var summary = upload.summary
+        if let sid = summary.sid, !callEvents.isParty(callSid: sid, account: claims.sub, identity: identity) {
+            summary.sid = nil
+        }
         let report = StoredReport(
-            sid: upload.summary.sid ?? Self.makeReportSid(), kind: kind, account: claims.sub,
-            identity: claims.grants.identity ?? "", edge: configuration.edgeName, receivedAt: ReportStore.now(),
-            summary: upload.summary, body: upload.body)
+            sid: summary.sid ?? Self.makeReportSid(), kind: kind, account: claims.sub,
+            identity: identity, edge: configuration.edgeName, receivedAt: ReportStore.now(),
+            summary: summary, body: upload.body)
         do {
             try await metrics.timeStore("insert") { () async throws(PreflightError) in try await store.insert(report) }
         } catch {

@@ -101,6 +101,9 @@ public final class EdgeServer: Sendable {
         admissions = Mutex(SessionAdmissions(limits: .init(
             total: configuration.maximumSessions, perAccount: configuration.maximumSessionsPerAccount,
             perIdentity: configuration.maximumSessionsPerIdentity)))
+        if let retention = configuration.reportRetention, !(.seconds(1)...Duration.seconds(100 * 366 * 86_400)).contains(retention) {
+            throw PreflightError(code: .invalidArgument, message: "edge: the report retention must be 1 s to 100 years, got \(retention)")
+        }
         store = ReportStore(location: configuration.store, logger: logger)
         if let registry = configuration.prometheusRegistry {
             var factory = PrometheusMetricsFactory(registry: registry)
@@ -160,16 +163,20 @@ public final class EdgeServer: Sendable {
     public func run(gracefulShutdownSignals: [UnixSignal] = []) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.store.run() }
+            defer { group.cancelAll() }
             do {
                 try await store.waitUntilReady()
             } catch {
                 resolveReady(.failure(error))
                 throw error
             }
-            group.addTask { await self.storeWriter.run(store: self.store, logger: self.logger) }
-            group.addTask { await self.housekeeping() }
-            try await serve(gracefulShutdownSignals: gracefulShutdownSignals)
-            group.cancelAll()
+            // What uses the store stops (and is awaited) before the store closes.
+            try await withThrowingTaskGroup(of: Void.self) { users in
+                users.addTask { await self.storeWriter.run(store: self.store, logger: self.logger) }
+                users.addTask { await self.housekeeping() }
+                defer { users.cancelAll() }
+                try await serve(gracefulShutdownSignals: gracefulShutdownSignals)
+            }
         }
     }
 

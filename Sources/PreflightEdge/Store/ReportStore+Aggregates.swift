@@ -3,46 +3,77 @@ import PreflightCore
 import SQLKit
 
 extension ReportStore {
-    /// The most reports one aggregate query reads; a wider range is refused (70707).
-    public static let maximumAggregatedReports = 500_000
+    /// The most edge-and-day groups one aggregate query answers; more is refused (70707).
+    public static let maximumAggregateGroups = 1000
 
     /// `account`'s reports matching `filter`, added up per edge and UTC day, in edge then day
-    /// order. The quantiles are computed here, not in SQL, so that SQLite and PostgreSQL give the
-    /// same figures.
-    /// - Throws: ``PreflightError`` `.invalidQuery` when more than ``maximumAggregatedReports``
-    ///   match: narrow the range.
+    /// order. Counts, the TURN share and the failures are summed in SQL (`GROUP BY`); each
+    /// group's MOS median and 10th percentile are read with `ORDER BY mos LIMIT 1 OFFSET k`, so no
+    /// query holds more than a group's row in memory, and SQLite and PostgreSQL give the same
+    /// figures (nearest rank; the median of an even count is the mean of the middle two).
+    /// - Throws: ``PreflightError`` `.invalidQuery` for more than ``maximumAggregateGroups`` groups.
     public func aggregates(account: String, filter: ReportFilter) async throws(PreflightError) -> [ReportAggregate] {
-        let whereClause = Self.conditions(account: account, filter: filter).joined(separator: " AND ")
-        let limit = Self.maximumAggregatedReports
-        let rows = try await withDatabase { database in
+        let conditions = Self.conditions(account: account, filter: filter)
+        let whereClause = conditions.joined(separator: " AND ")
+        let limit = Self.maximumAggregateGroups
+        let groups = try await withDatabase { database in
             try await database.raw("""
-                SELECT edge, received_at, mos, is_turn_required, error_code FROM preflight_reports WHERE \(whereClause)
-                LIMIT \(literal: limit + 1)
-                """).all(decoding: AggregateRow.self, with: Self.rowDecoder)
+                SELECT edge, received_at / 86400000 AS day_index, COUNT(*) AS reports, COUNT(mos) AS scored,
+                    COUNT(is_turn_required) AS turn_known, SUM(CASE WHEN is_turn_required = 1 THEN 1 ELSE 0 END) AS turn_needed
+                FROM preflight_reports WHERE \(whereClause)
+                GROUP BY edge, received_at / 86400000 ORDER BY edge, day_index LIMIT \(literal: limit + 1)
+                """).all(decoding: GroupRow.self, with: Self.rowDecoder)
         }
-        guard rows.count <= limit else {
-            throw PreflightError(code: .invalidQuery, message: "aggregates: more than \(limit) reports match; narrow from/to")
+        guard groups.count <= limit else {
+            throw PreflightError(code: .invalidQuery, message: "aggregates: more than \(limit) edge-days match; narrow from/to")
         }
-        var groups: [GroupKey: [AggregateRow]] = [:]
-        for row in rows {
-            groups[GroupKey(edge: row.edge, day: Self.day(row.receivedAt)), default: []].append(row)
+        let failures = try await withDatabase { database in
+            try await database.raw("""
+                SELECT edge, received_at / 86400000 AS day_index, error_code, COUNT(*) AS reports FROM preflight_reports
+                WHERE \(whereClause) AND error_code IS NOT NULL
+                GROUP BY edge, received_at / 86400000, error_code LIMIT \(literal: 100_000)
+                """).all(decoding: FailureRow.self, with: Self.rowDecoder)
         }
-        return groups.keys.sorted { ($0.edge, $0.day) < ($1.edge, $1.day) }.map { key in
-            let members = groups[key] ?? []
-            let scores = members.compactMap(\.mos).filter(\.isFinite).sorted()
-            let turns = members.compactMap(\.isTurnRequired)
-            var failures: [String: Int] = [:]
-            for code in members.compactMap(\.errorCode) { failures[String(code), default: 0] += 1 }
-            return ReportAggregate(
-                edge: key.edge, day: key.day, count: members.count, mosMedian: Self.quantile(scores, 0.5),
-                mosPercentile10: Self.quantile(scores, 0.1),
-                turnShare: turns.isEmpty ? nil : Double(turns.filter { $0 != 0 }.count) / Double(turns.count),
-                failuresByCode: failures)
+        var failuresByGroup: [GroupKey: [String: Int]] = [:]
+        for row in failures {
+            failuresByGroup[GroupKey(edge: row.edge, dayIndex: row.dayIndex), default: [:]][String(row.errorCode)] = row.reports
+        }
+        var aggregates: [ReportAggregate] = []
+        for group in groups {
+            let key = GroupKey(edge: group.edge, dayIndex: group.dayIndex)
+            var median: Double?
+            var tenth: Double?
+            if group.scored > 0 {
+                let n = group.scored
+                let lower = try await mos(at: (n - 1) / 2, in: key, conditions: conditions)
+                let upper = n % 2 == 1 ? lower : try await mos(at: n / 2, in: key, conditions: conditions)
+                median = lower.flatMap { low in upper.map { (low + $0) / 2 } }
+                tenth = try await mos(at: max(Int((0.1 * Double(n)).rounded(.up)), 1) - 1, in: key, conditions: conditions)
+            }
+            aggregates.append(ReportAggregate(
+                edge: group.edge, day: Self.day(group.dayIndex * 86_400_000), count: group.reports, mosMedian: median,
+                mosPercentile10: tenth, turnShare: group.turnKnown > 0 ? Double(group.turnNeeded) / Double(group.turnKnown) : nil,
+                failuresByCode: failuresByGroup[key] ?? [:]))
+        }
+        return aggregates
+    }
+
+    /// The `offset`-th smallest MOS of one group.
+    private func mos(at offset: Int, in key: GroupKey, conditions: [SQLQueryString]) async throws(PreflightError) -> Double? {
+        let terms = conditions + [
+            "edge = \(bind: key.edge)", "received_at >= \(bind: key.dayIndex * 86_400_000)",
+            "received_at < \(bind: (key.dayIndex + 1) * 86_400_000)", "mos IS NOT NULL",
+        ]
+        let whereClause = terms.joined(separator: " AND ")
+        return try await withDatabase { database in
+            try await database.raw("""
+                SELECT mos FROM preflight_reports WHERE \(whereClause) ORDER BY mos LIMIT 1 OFFSET \(literal: max(offset, 0))
+                """).first()?.decode(column: "mos", as: Double.self)
         }
     }
 
     /// The nearest-rank quantile of sorted values (the median of an even count is the mean of
-    /// the middle two); `nil` for none.
+    /// the middle two); `nil` for none. The definition the SQL above follows.
     static func quantile(_ sorted: [Double], _ q: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
         if q == 0.5 {
@@ -53,12 +84,12 @@ extension ReportStore {
         return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 
-    /// `YYYY-MM-DD` (UTC) of a time in ms since the epoch.
+    /// `YYYY-MM-DD` (UTC) of a time in ms since the epoch (received times: from 1970 on).
     static func day(_ milliseconds: Int64) -> String {
-        let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+        let days = max(milliseconds, 0) / 86_400_000
         // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
         let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let era = z / 146_097
         let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
         let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
@@ -72,14 +103,23 @@ extension ReportStore {
 
 private struct GroupKey: Hashable {
     var edge: String
-    var day: String
+    var dayIndex: Int64
 }
 
-/// The columns an aggregate reads.
-struct AggregateRow: Decodable {
+/// One edge-day's sums.
+struct GroupRow: Decodable {
     var edge: String
-    var receivedAt: Int64
-    var mos: Double?
-    var isTurnRequired: Int?
-    var errorCode: Int?
+    var dayIndex: Int64
+    var reports: Int
+    var scored: Int
+    var turnKnown: Int
+    var turnNeeded: Int
+}
+
+/// One edge-day's count of one error code.
+struct FailureRow: Decodable {
+    var edge: String
+    var dayIndex: Int64
+    var errorCode: Int
+    var reports: Int
 }

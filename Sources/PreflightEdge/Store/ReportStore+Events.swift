@@ -20,14 +20,21 @@ extension ReportStore {
                 let sequence = self.eventSequence.add(1, ordering: .relaxed).newValue
                 rows.append("""
                     (\(bind: account), \(bind: callSid), \(bind: event.party), \(bind: event.event.group), \(bind: event.event.name),
-                    \(bind: event.event.timestamp), \(bind: payload), \(bind: event.receivedAt), \(bind: sequence), \(bind: event.edge))
+                    \(bind: event.event.timestamp), \(bind: payload), \(bind: event.receivedAt), \(bind: sequence), \(bind: event.edge),
+                    \(bind: Self.storedBytes(event, payload: payload, callSid: callSid)))
                     """)
             }
             try await database.raw("""
-                INSERT INTO preflight_call_events (account, call_sid, party, event_group, name, timestamp, payload, received_at, seq, edge)
+                INSERT INTO preflight_call_events (account, call_sid, party, event_group, name, timestamp, payload, received_at, seq, edge, stored_bytes)
                 VALUES \(rows.joined(separator: ", "))
                 """).run()
         }
+        try await charge(bytes: zip(events, payloads).reduce(0) { $0 + Self.storedBytes($1.0, payload: $1.1, callSid: callSid) })
+    }
+
+    /// What an event costs an in-memory store: its text and a row's overhead.
+    static func storedBytes(_ event: StoredCallEvent, payload: String, callSid: String) -> Int {
+        payload.utf8.count + event.event.name.utf8.count + event.event.group.utf8.count + callSid.utf8.count + 256
     }
 
     /// A call's events for `account`, in the order they arrived (at most ``maximumEventsPerCall``).

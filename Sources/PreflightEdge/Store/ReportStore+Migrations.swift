@@ -14,7 +14,7 @@ extension ReportStore {
                 account TEXT NOT NULL, sid TEXT NOT NULL, kind TEXT NOT NULL, identity TEXT NOT NULL,
                 edge TEXT NOT NULL, received_at BIGINT NOT NULL, requested_edge TEXT, selected_edge TEXT,
                 call_quality INTEGER, is_turn_required INTEGER, mos DOUBLE PRECISION, rtt DOUBLE PRECISION,
-                jitter DOUBLE PRECISION, error_code INTEGER, body TEXT NOT NULL,
+                jitter DOUBLE PRECISION, error_code INTEGER, body TEXT NOT NULL, stored_bytes BIGINT NOT NULL,
                 PRIMARY KEY (account, sid))
             """,
             "CREATE INDEX IF NOT EXISTS preflight_reports_received ON preflight_reports (account, received_at)",
@@ -23,7 +23,7 @@ extension ReportStore {
             CREATE TABLE IF NOT EXISTS preflight_call_events (
                 account TEXT NOT NULL, call_sid TEXT NOT NULL, party TEXT NOT NULL, event_group TEXT NOT NULL,
                 name TEXT NOT NULL, timestamp BIGINT NOT NULL, payload TEXT NOT NULL, received_at BIGINT NOT NULL,
-                seq BIGINT NOT NULL, edge TEXT NOT NULL)
+                seq BIGINT NOT NULL, edge TEXT NOT NULL, stored_bytes BIGINT NOT NULL)
             """,
             "CREATE INDEX IF NOT EXISTS preflight_call_events_call ON preflight_call_events (account, call_sid, received_at, seq)",
             "CREATE INDEX IF NOT EXISTS preflight_call_events_retention ON preflight_call_events (received_at)",
@@ -38,13 +38,14 @@ extension ReportStore {
     /// - Throws: ``PreflightError`` `.storeUnavailable` for a store a newer edge made.
     func migrate(_ database: any SQLDatabase) async throws {
         let isPostgres = database.dialect.name == "postgresql"
-        try await database.raw("CREATE TABLE IF NOT EXISTS preflight_schema (version INTEGER NOT NULL PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
         try await database.raw(isPostgres ? "BEGIN" : "BEGIN IMMEDIATE").run()
         do {
             if isPostgres {
-                // Any fixed number: the lock every Preflight edge takes to migrate.
+                // Any fixed number: the lock every Preflight edge takes to migrate, before it
+                // touches the schema (two edges creating a table at once would collide).
                 try await database.raw("SELECT pg_advisory_xact_lock(7070701)").run()
             }
+            try await database.raw("CREATE TABLE IF NOT EXISTS preflight_schema (version INTEGER NOT NULL PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
             let current = try await database.raw("SELECT MAX(version) AS version FROM preflight_schema")
                 .first()?.decode(column: "version", as: Int?.self) ?? 0
             guard current <= Self.schemaVersion else {

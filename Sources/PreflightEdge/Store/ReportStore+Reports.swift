@@ -14,11 +14,11 @@ extension ReportStore {
             let summary = report.summary
             let rows = try await database.raw("""
                 INSERT INTO preflight_reports (account, sid, kind, identity, edge, received_at, requested_edge,
-                    selected_edge, call_quality, is_turn_required, mos, rtt, jitter, error_code, body)
+                    selected_edge, call_quality, is_turn_required, mos, rtt, jitter, error_code, body, stored_bytes)
                 VALUES (\(bind: report.account), \(bind: report.sid), \(bind: report.kind.rawValue), \(bind: report.identity),
                     \(bind: report.edge), \(bind: report.receivedAt), \(bind: summary.edge), \(bind: summary.selectedEdge),
                     \(bind: summary.callQuality), \(bind: summary.isTurnRequired.map { $0 ? 1 : 0 }), \(bind: Self.finite(summary.mos)),
-                    \(bind: Self.finite(summary.rtt)), \(bind: Self.finite(summary.jitter)), \(bind: summary.errorCode), \(bind: report.body))
+                    \(bind: Self.finite(summary.rtt)), \(bind: Self.finite(summary.jitter)), \(bind: summary.errorCode), \(bind: report.body), \(bind: Self.storedBytes(report)))
                 ON CONFLICT (account, sid) DO NOTHING RETURNING sid
                 """).all()
             return !rows.isEmpty
@@ -26,27 +26,51 @@ extension ReportStore {
         guard inserted else {
             throw PreflightError(code: .reportConflict, message: "store: a report \(report.sid) is already stored")
         }
-        if case .sqliteInMemory = location,
-            memoryBytes.add(report.body.utf8.count, ordering: .relaxed).newValue > memoryLimit
-        {
-            try await evictOldest()
-        }
+        try await charge(bytes: Self.storedBytes(report))
     }
 
-    /// Deletes an in-memory store's oldest reports until it holds at most 90 % of its limit.
+    /// What a report costs an in-memory store: its text and a row's overhead (columns, the
+    /// primary key and index entries).
+    static func storedBytes(_ report: StoredReport) -> Int {
+        report.body.utf8.count + report.sid.utf8.count + report.account.utf8.count + report.identity.utf8.count
+            + report.edge.utf8.count + 512
+    }
+
+    /// Adds `bytes` to an in-memory store's total and, past ``memoryLimit``, evicts.
+    func charge(bytes: Int) async throws(PreflightError) {
+        guard case .sqliteInMemory = location, memoryBytes.add(bytes, ordering: .relaxed).newValue > memoryLimit else { return }
+        // One eviction at a time; inserts meanwhile only add to the total.
+        guard evicting.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return }
+        defer { evicting.store(false, ordering: .releasing) }
+        try await evictOldest()
+    }
+
+    /// Deletes an in-memory store's oldest reports, then its oldest call events, down to 90 % of
+    /// its limit: one statement each, the rows chosen by a running sum of their sizes.
     private func evictOldest() async throws(PreflightError) {
         let target = memoryLimit / 10 * 9
         let remaining = try await withDatabase { database in
-            var total = try await database.raw("SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS total FROM preflight_reports")
-                .first()?.decode(column: "total", as: Int.self) ?? 0
-            while total > target {
-                try await database.raw("""
-                    DELETE FROM preflight_reports WHERE rowid IN (SELECT rowid FROM preflight_reports ORDER BY received_at LIMIT 16)
-                    """).run()
-                total = try await database.raw("SELECT COALESCE(SUM(LENGTH(CAST(body AS BLOB))), 0) AS total FROM preflight_reports")
+            func total() async throws -> Int {
+                let reports = try await database.raw("SELECT COALESCE(SUM(stored_bytes), 0) AS total FROM preflight_reports")
                     .first()?.decode(column: "total", as: Int.self) ?? 0
+                let events = try await database.raw("SELECT COALESCE(SUM(stored_bytes), 0) AS total FROM preflight_call_events")
+                    .first()?.decode(column: "total", as: Int.self) ?? 0
+                return reports + events
             }
-            return total
+            let excess = try await total() - target
+            guard excess > 0 else { return excess + target }
+            try await database.raw("""
+                DELETE FROM preflight_reports WHERE rowid IN (SELECT rowid FROM (SELECT rowid, SUM(stored_bytes)
+                    OVER (ORDER BY received_at, rowid) AS running FROM preflight_reports) WHERE running - stored_bytes < \(bind: excess))
+                """).run()
+            let left = try await total() - target
+            if left > 0 {
+                try await database.raw("""
+                    DELETE FROM preflight_call_events WHERE rowid IN (SELECT rowid FROM (SELECT rowid, SUM(stored_bytes)
+                        OVER (ORDER BY received_at, rowid) AS running FROM preflight_call_events) WHERE running - stored_bytes < \(bind: left))
+                    """).run()
+            }
+            return try await total()
         }
         memoryBytes.store(remaining, ordering: .relaxed)
     }

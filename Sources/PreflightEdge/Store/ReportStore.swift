@@ -29,15 +29,19 @@ public final class ReportStore: Sendable {
     let memoryBytes = Atomic<Int>(0)
     let logger: Logger
     private let postgres: PostgresClient?
-    private let state = Mutex<State>(.opening([]))
+    private let state = Mutex<State>(.opening([:], nextID: 0))
     /// Orders call events stored in the same millisecond.
     let eventSequence = Atomic<Int64>(0)
 
     private enum State {
-        case opening([CheckedContinuation<Void, any Error>])
+        case opening([Int: CheckedContinuation<Void, any Error>], nextID: Int)
         case ready(SQLiteConnection?)
         case failed(PreflightError)
     }
+    /// Queries running now: the connection closes only when they are done.
+    let inFlight = Atomic<Int>(0)
+    /// Whether an in-memory eviction runs (one at a time).
+    let evicting = Atomic<Bool>(false)
 
     /// Creates a store; nothing is opened until ``run()``.
     public init(location: StoreLocation, logger: Logger, queryTimeout: Duration = .seconds(10), memoryLimit: Int = 64 << 20) {
@@ -57,6 +61,10 @@ public final class ReportStore: Sendable {
                 database: target.database, tls: tls)
             configuration.options.connectTimeout = .seconds(5)
             configuration.options.maximumConnections = 8
+            // The server cancels a statement at the query timeout (SQLite's queries are local and
+            // bounded by LIMITs; a late one is reported as 70701 when it ends).
+            let milliseconds = queryTimeout.components.seconds * 1000 + queryTimeout.components.attoseconds / 1_000_000_000_000_000
+            configuration.options.additionalStartupParameters = [("statement_timeout", String(max(milliseconds, 1)))]
             postgres = PostgresClient(configuration: configuration, backgroundLogger: logger)
         } else {
             postgres = nil
@@ -73,7 +81,7 @@ public final class ReportStore: Sendable {
                 defer { group.cancelAll() }
                 try await open(connection: nil)
                 try await Self.sleepUntilCancelled()
-                close()
+                await close()
             }
         } else {
             let storage: SQLiteConnection.Storage =
@@ -96,35 +104,61 @@ public final class ReportStore: Sendable {
                 try? await connection.close().get()  // the future form: the async one gives up in a cancelled task
                 throw error
             }
-            close()
+            await close()
             try? await connection.close().get()  // the future form: the async one gives up in a cancelled task
         }
     }
 
-    /// Queries after ``run()`` ended fail with 70701.
-    private func close() {
-        state.withLock { $0 = .failed(PreflightError(code: .storeUnavailable, message: "store: closed")) }
+    /// Refuses new queries (70701) and waits, 10 s at most, for those running to end, so that the
+    /// connection never closes under a statement.
+    private func close() async {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            defer { state = .failed(PreflightError(code: .storeUnavailable, message: "store: closed")) }
+            if case .opening(let waiters, _) = state { return Array(waiters.values) }
+            return []
+        }
+        for waiter in waiters { waiter.resume(throwing: PreflightError(code: .storeUnavailable, message: "store: closed")) }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while inFlight.load(ordering: .acquiring) > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10), tolerance: .milliseconds(5))
+        }
     }
 
     /// Waits until the store is open and migrated.
-    /// - Throws: ``PreflightError`` `.storeUnavailable` when it could not be.
+    /// - Throws: ``PreflightError`` `.storeUnavailable` when it could not be, `.cancelled` when the
+    ///   waiting task is cancelled.
     public func waitUntilReady() async throws(PreflightError) {
+        let id = Mutex<Int?>(nil)
         do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let result = state.withLock { state -> Result<Void, any Error>? in
-                    switch state {
-                    case .opening(var waiters):
-                        waiters.append(continuation)
-                        state = .opening(waiters)
-                        return nil
-                    case .ready: return .success(())
-                    case .failed(let error): return .failure(error)
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let result = state.withLock { state -> Result<Void, any Error>? in
+                        switch state {
+                        case .opening(var waiters, let next):
+                            guard !Task.isCancelled else { return .failure(CancellationError()) }
+                            waiters[next] = continuation
+                            state = .opening(waiters, nextID: next + 1)
+                            id.withLock { $0 = next }
+                            return nil
+                        case .ready: return .success(())
+                        case .failed(let error): return .failure(error)
+                        }
                     }
+                    if let result { continuation.resume(with: result) }
                 }
-                if let result { continuation.resume(with: result) }
+            } onCancel: {
+                let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                    guard case .opening(var waiters, let next) = state, let key = id.withLock({ $0 }) else { return nil }
+                    let waiter = waiters.removeValue(forKey: key)
+                    state = .opening(waiters, nextID: next)
+                    return waiter
+                }
+                waiter?.resume(throwing: CancellationError())
             }
         } catch let error as PreflightError {
             throw error
+        } catch is CancellationError {
+            throw PreflightError(code: .cancelled, message: "store: stopped waiting for the store to open")
         } catch {
             throw PreflightError(code: .storeUnavailable, message: "store: \(error)")
         }
@@ -147,9 +181,9 @@ public final class ReportStore: Sendable {
             throw failure
         }
         let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            guard case .opening(let waiters) = state else { return [] }
+            guard case .opening(let waiters, _) = state else { return [] }
             state = .ready(connection)
-            return waiters
+            return Array(waiters.values)
         }
         logger.info("store open", metadata: ["location": "\(location)"])
         for waiter in waiters { waiter.resume() }
@@ -157,9 +191,9 @@ public final class ReportStore: Sendable {
 
     private func fail(_ error: PreflightError) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-            guard case .opening(let waiters) = state else { return [] }
+            guard case .opening(let waiters, _) = state else { return [] }
             state = .failed(error)
-            return waiters
+            return Array(waiters.values)
         }
         for waiter in waiters { waiter.resume(throwing: error) }
     }
@@ -180,10 +214,15 @@ public final class ReportStore: Sendable {
         _ body: @escaping @Sendable (any SQLDatabase) async throws -> Value
     ) async throws(PreflightError) -> Value {
         try await waitUntilReady()
-        let sqlite = state.withLock { state -> SQLiteConnection? in
-            if case .ready(let connection) = state { return connection }
-            return nil
+        // Counted under the lock that closing takes, so that a query either starts before the
+        // store closes (and is waited for) or is refused.
+        let (open, sqlite) = state.withLock { state -> (Bool, SQLiteConnection?) in
+            guard case .ready(let connection) = state else { return (false, nil) }
+            inFlight.add(1, ordering: .acquiring)
+            return (true, connection)
         }
+        guard open else { throw PreflightError(code: .storeUnavailable, message: "store: closed") }
+        defer { inFlight.subtract(1, ordering: .releasing) }
         let postgres = self.postgres
         do {
             return try await withTimeout {

@@ -4,7 +4,8 @@ import Synchronization
 
 /// Writes call Insights events to the store off the signaling path: a session hands its events
 /// over and goes on, and a slow or unreachable database never holds a call up. The queue is
-/// bounded (``capacity`` batches); what does not fit is dropped and counted.
+/// bounded (``capacity`` batches of at most 100 events, a signaling message's worth: 64 MB at the
+/// very worst); what does not fit is dropped and counted.
 final class StoreWriter: Sendable {
     /// One batch of a call's events.
     struct Batch: Sendable {
@@ -14,7 +15,7 @@ final class StoreWriter: Sendable {
     }
 
     /// Batches queued at most.
-    static let capacity = 10_000
+    static let capacity = 1_000
 
     private let stream: AsyncStream<Batch>
     private let continuation: AsyncStream<Batch>.Continuation

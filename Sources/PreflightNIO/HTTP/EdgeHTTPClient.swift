@@ -34,7 +34,9 @@ public enum EdgeHTTPClient {
         let head = RequestHead(method: method == "POST" ? .POST : .GET, path: path, authorization: authorization, body: body)
         do {
             return try await withThrowingTaskGroup(of: Reply?.self) { group in
-                group.addTask { try await exchange(target, head: head, tls: tls, maximumLength: maximumLength, failure: failure) }
+                group.addTask {
+                    try await exchange(target, head: head, tls: tls, connectTimeout: min(timeout, .seconds(10)), maximumLength: maximumLength, failure: failure)
+                }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     return nil
@@ -73,10 +75,13 @@ public enum EdgeHTTPClient {
     }
 
     private static func exchange(
-        _ target: InitClient.Target, head request: RequestHead, tls: NIOSSLContext?, maximumLength: Int, failure: PreflightError.Code
+        _ target: InitClient.Target, head request: RequestHead, tls: NIOSSLContext?, connectTimeout: Duration, maximumLength: Int,
+        failure: PreflightError.Code
     ) async throws -> Reply {
+        // The connect does not stop on cancellation: its own timeout must not outlast the caller's.
+        let milliseconds = connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.seconds(10))
+            .connectTimeout(.milliseconds(max(1, milliseconds)))
             .connect(host: target.host, port: target.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let tls {

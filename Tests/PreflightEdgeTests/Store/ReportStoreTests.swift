@@ -238,7 +238,7 @@ import Testing
 
 /// The UTC day of a time, against Foundation's calendar over a spread of times.
 @Suite struct ReportDayTests {
-    @Test(arguments: [Int64(0), 86_399_999, 86_400_000, 951_782_400_000, 1_795_000_000_000, 4_102_444_800_000, -1, -86_400_001])
+    @Test(arguments: [Int64(0), 86_399_999, 86_400_000, 951_782_400_000, 1_795_000_000_000, 4_102_444_800_000, 253_402_300_799_999])
     func daysMatchFoundation(_ milliseconds: Int64) {
         let formatter = DateFormatter()
         formatter.calendar = Calendar(identifier: .gregorian)
@@ -247,5 +247,62 @@ import Testing
         formatter.dateFormat = "yyyy-MM-dd"
         let expected = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
         #expect(ReportStore.day(milliseconds) == expected)
+    }
+}
+
+/// The store's own limits and lifecycle.
+@Suite struct ReportStoreLimitTests {
+    @Test func anInMemoryStoreKeepsItsNewestReportsWithinItsLimit() async throws {
+        let store = ReportStore(location: .sqliteInMemory, logger: Logger(label: "test"), memoryLimit: 20_000)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await store.run() }
+            defer { group.cancelAll() }
+            try await store.waitUntilReady()
+            var report = StoredReport(
+                sid: "", kind: .preflightTest, account: "AC1", identity: "alice", edge: "e", receivedAt: 0, summary: ReportSummary(),
+                body: #"{"pad":""# + String(repeating: "x", count: 1000) + #""}"#)
+            for index in 0..<50 {
+                report.sid = "R\(index)"
+                report.receivedAt = 1_795_000_000_000 + Int64(index)
+                try await store.insert(report)
+            }
+            let kept = try await store.reports(account: "AC1", filter: ReportFilter(), pageSize: 200).reports.map(\.sid)
+            let each = ReportStore.storedBytes(report)
+            #expect(kept.count * each <= 20_000, "\(kept.count) reports of \(each) bytes kept")
+            #expect(kept.count >= 5)
+            // The newest, in order, without a gap.
+            #expect(kept == (50 - kept.count..<50).reversed().map { "R\($0)" })
+        }
+    }
+
+    @Test func waitingForAStoreThatNeverRunsEndsWhenCancelled() async throws {
+        let store = ReportStore(location: .sqliteInMemory, logger: Logger(label: "test"))
+        let waiter = Task { () async -> PreflightError.Code? in
+            do {
+                try await store.waitUntilReady()
+                return nil
+            } catch let error as PreflightError {
+                return error.code
+            } catch {
+                return nil
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        waiter.cancel()
+        #expect(await waiter.value == .cancelled)
+    }
+
+    @Test(.enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
+    func twoStoresMigratingOneNewDatabaseAtOnceBothOpen() async throws {
+        let database = try PostgresTestDatabase.create()
+        defer { database.drop() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let stores = (0..<3).map { _ in ReportStore(location: database.location, logger: Logger(label: "test")) }
+            for store in stores { group.addTask { try await store.run() } }
+            defer { group.cancelAll() }
+            for store in stores { try await store.waitUntilReady() }
+        }
+        #expect(try PostgresTestDatabase.psql("SELECT count(*) FROM preflight_schema", database: database.name)
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 }

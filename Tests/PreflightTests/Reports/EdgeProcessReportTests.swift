@@ -28,9 +28,17 @@ import Testing
         let edge = try EdgeProcess.start(executable: AttackedEdge.executable)
         defer { edge.kill() }
         let base = edge.signalingURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/signaling", with: "")
+        // A test of the token's identity, not uploaded: the check uploads it (201, then 409).
+        let token = try await edge.token()
+        var options = PreflightOptions(accessToken: token, edgeURL: edge.signalingURL, duration: .seconds(1))
+        options.uploadsReport = false
+        let report = try await PreflightTest.run(options: options).result()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-openapi-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try report.jsonData().write(to: file)
         let output = try ExternalTool.run("python3", [
             Self.repository.appendingPathComponent("scripts/openapi-check").path, "--base", base, "--key", LocalEdge.apiKeySID,
-            "--secret", edge.secret, "--token", try await edge.token(),
+            "--secret", edge.secret, "--token", token, "--report", file.path,
         ])
         #expect(output.contains("0 mismatches"), "\(output)")
         #expect(output.contains("the document is valid OpenAPI"))
