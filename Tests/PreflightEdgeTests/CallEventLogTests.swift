@@ -16,20 +16,21 @@ import Testing
         #expect(log.append([Self.event], callSid: "CA1", account: "AC2", identity: "mallory", at: 7) == nil)
         #expect(log.append([Self.event], callSid: "CA1", account: "AC1", identity: "carol", at: 7) == nil)
         #expect(log.append([Self.event], callSid: "CA2", account: "AC1", identity: "alice", at: 7) == nil)
-        let read = log.events(callSid: "CA1", account: "AC1")
-        #expect(read?.entries.map(\.party) == ["caller", "callee"])
-        #expect(read?.entries.map(\.receivedAt) == [5, 6])
-        #expect(log.events(callSid: "CA1", account: "AC2") == nil)
+        #expect(log.append([Self.event], callSid: "CA1", account: "AC1", identity: "alice", at: 8)?.map(\.party) == ["caller"])
+        #expect(log.append([Self.event], callSid: "CA1", account: "AC1", identity: "bob", at: 9)?.map(\.receivedAt) == [9])
+        #expect(log.isParty(callSid: "CA1", account: "AC1", identity: "bob"))
+        #expect(!log.isParty(callSid: "CA1", account: "AC1", identity: "mallory"))
+        #expect(log.dropped(callSid: "CA1", account: "AC2") == nil)
     }
 
     @Test func aCallKeepsAtMostItsLimitAndCountsTheRest() {
         let log = CallEventLog()
         log.open(callSid: "CA1", account: "AC1", identity: "alice", role: .caller)
         let batch = Array(repeating: Self.event, count: 100)
-        for _ in 0..<21 { _ = log.append(batch, callSid: "CA1", account: "AC1", identity: "alice", at: 1) }
-        let read = log.events(callSid: "CA1", account: "AC1")
-        #expect(read?.entries.count == CallEventLog.maximumEventsPerCall)
-        #expect(read?.dropped == 2_100 - CallEventLog.maximumEventsPerCall)
+        var kept = 0
+        for _ in 0..<21 { kept += log.append(batch, callSid: "CA1", account: "AC1", identity: "alice", at: 1)?.count ?? 0 }
+        #expect(kept == CallEventLog.maximumEventsPerCall)
+        #expect(log.dropped(callSid: "CA1", account: "AC1") == 2_100 - CallEventLog.maximumEventsPerCall)
         #expect(log.droppedEvents == 100)
     }
 
@@ -38,9 +39,9 @@ import Testing
         for index in 0...CallEventLog.maximumCalls {
             log.open(callSid: "CA\(index)", account: "AC1", identity: "alice", role: .caller)
         }
-        #expect(log.events(callSid: "CA0", account: "AC1") == nil)
-        #expect(log.events(callSid: "CA1", account: "AC1") != nil)
-        #expect(log.events(callSid: "CA\(CallEventLog.maximumCalls)", account: "AC1") != nil)
+        #expect(!log.isParty(callSid: "CA0", account: "AC1", identity: "alice"))
+        #expect(log.isParty(callSid: "CA1", account: "AC1", identity: "alice"))
+        #expect(log.isParty(callSid: "CA\(CallEventLog.maximumCalls)", account: "AC1", identity: "alice"))
     }
 
     @Test(arguments: [

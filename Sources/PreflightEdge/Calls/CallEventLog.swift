@@ -1,11 +1,11 @@
 import PreflightCore
 import Synchronization
 
-/// The Insights events of the edge's recent calls, as their parties posted them, for
-/// `GET /v1/calls/{sid}/events` (docs/protocol.md). In memory and bounded: at most
-/// ``maximumCalls`` calls (the oldest is forgotten first) and ``maximumEventsPerCall`` events a
-/// call (later ones are dropped and counted). Only a party of a call may post to it, and only an
-/// API key of the call's account may read it.
+/// Who may post Insights events to the edge's recent calls, and how many each call took: the
+/// events themselves go to the store (``ReportStore``, `GET /v1/calls/{sid}/events`). In memory
+/// and bounded: at most ``maximumCalls`` calls (the oldest is forgotten first) and
+/// ``maximumEventsPerCall`` events a call (later ones are dropped and counted). Only a party of
+/// a call may post to it.
 final class CallEventLog: Sendable {
     /// One stored event: who posted it and when it arrived.
     struct Entry: Sendable, Codable, Equatable {
@@ -20,7 +20,7 @@ final class CallEventLog: Sendable {
         let account: String
         /// Identity → its role.
         var parties: [String: CallRole]
-        var entries: [Entry] = []
+        var accepted = 0
         var dropped = 0
     }
 
@@ -65,14 +65,13 @@ final class CallEventLog: Sendable {
             guard var call = state.calls[callSid], call.account == account, let role = call.parties[identity] else { return nil }
             var kept: [Entry] = []
             for event in events {
-                guard call.entries.count < Self.maximumEventsPerCall else {
+                guard call.accepted < Self.maximumEventsPerCall else {
                     call.dropped += 1
                     state.droppedEvents += 1
                     continue
                 }
-                let entry = Entry(party: role.rawValue, event: event, receivedAt: now)
-                call.entries.append(entry)
-                kept.append(entry)
+                call.accepted += 1
+                kept.append(Entry(party: role.rawValue, event: event, receivedAt: now))
             }
             state.calls[callSid] = call
             return kept
@@ -94,14 +93,6 @@ final class CallEventLog: Sendable {
         state.withLock { state in
             guard let call = state.calls[callSid], call.account == account else { return nil }
             return call.dropped
-        }
-    }
-
-    /// A call's events for an API key of `account`; `nil` when the call is unknown or another account's.
-    func events(callSid: String, account: String) -> (entries: [Entry], dropped: Int)? {
-        state.withLock { state in
-            guard let call = state.calls[callSid], call.account == account else { return nil }
-            return (call.entries, call.dropped)
         }
     }
 }

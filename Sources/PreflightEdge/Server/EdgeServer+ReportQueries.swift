@@ -70,8 +70,7 @@ extension EdgeServer {
             guard !stored.isEmpty || dropped != nil else {
                 return Self.refusal(.notFound, PreflightError(code: .reportNotFound, message: "no call \(UntrustedText.quoted(callSid))"))
             }
-            let entries = stored.map { CallEventLog.Entry(party: $0.party, event: $0.event, receivedAt: $0.receivedAt) }
-            return Self.json(Self.eventsJSON(callSid: callSid, entries: entries, dropped: (dropped ?? 0) + 0))
+            return Self.json(Self.eventsJSON(callSid: callSid, entries: stored, dropped: dropped ?? 0))
         } catch {
             return Self.refusal(.serviceUnavailable, error)
         }

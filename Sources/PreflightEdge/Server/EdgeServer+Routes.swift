@@ -55,7 +55,7 @@ extension EdgeServer {
     }
 
     /// `{"callSid": …, "events": [{"party", "group", "name", "timestamp", "payload", "receivedAt"}…], "dropped": n}`.
-    static func eventsJSON(callSid: String, entries: [CallEventLog.Entry], dropped: Int) -> String {
+    static func eventsJSON(callSid: String, entries: [StoredCallEvent], dropped: Int) -> String {
         struct Body: Encodable {
             struct Event: Encodable {
                 var party: String

@@ -72,18 +72,6 @@ extension ReportStore {
         }
     }
 
-    /// The nearest-rank quantile of sorted values (the median of an even count is the mean of
-    /// the middle two); `nil` for none. The definition the SQL above follows.
-    static func quantile(_ sorted: [Double], _ q: Double) -> Double? {
-        guard !sorted.isEmpty else { return nil }
-        if q == 0.5 {
-            let middle = sorted.count / 2
-            return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-        }
-        let rank = Int((q * Double(sorted.count)).rounded(.up))
-        return sorted[min(max(rank, 1), sorted.count) - 1]
-    }
-
     /// `YYYY-MM-DD` (UTC) of a time in ms since the epoch (received times: from 1970 on).
     static func day(_ milliseconds: Int64) -> String {
         let days = max(milliseconds, 0) / 86_400_000
