@@ -43,19 +43,7 @@ public struct ReportListCommand: AsyncParsableCommand {
 /// `preflight report list`'s table.
 enum ReportListText {
     struct Page: Decodable {
-        struct Item: Decodable {
-            var sid: String
-            var kind: String
-            var identity: String
-            var edge: String
-            var receivedAt: Int64
-            var callQuality: Int?
-            var isTurnRequired: Bool?
-            var mos: Double?
-            var rtt: Double?
-            var errorCode: Int?
-        }
-        var reports: [Item]
+        var reports: [ReportListItem]
         var nextPageToken: String?
     }
 
@@ -72,7 +60,7 @@ enum ReportListText {
                 return clean.count >= width ? String(clean.prefix(width - 1)) + " " : clean + String(repeating: " ", count: width - clean.count)
             }
             lines.append(
-                pad(time, 22) + pad(item.sid, 38) + pad(item.kind, 19) + pad(item.identity, 17) + pad(item.edge, 12)
+                pad(time, 22) + pad(item.sid, 38) + pad(item.kind.rawValue, 19) + pad(item.identity, 17) + pad(item.edge, 12)
                     + pad(item.mos.map { String(format: "%.2f", $0) } ?? "-", 6) + pad(item.rtt.map { String(format: "%.1f", $0) } ?? "-", 8)
                     + pad(item.isTurnRequired.map { $0 ? "yes" : "no" } ?? "-", 7) + (item.errorCode.map(String.init) ?? "-"))
         }

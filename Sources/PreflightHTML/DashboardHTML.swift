@@ -1,81 +1,9 @@
 import Foundation
+import PreflightModel
 
 /// The edge's dashboard (`/dashboard`): a filter form, the aggregates per edge and day, and the
 /// recent reports linking to their pages. Server-rendered, no script.
 public enum DashboardHTML {
-    /// One report of the listing.
-    public struct Row: Sendable, Hashable {
-        /// Its sid.
-        public var sid: String
-        /// Its kind.
-        public var kind: String
-        /// Who uploaded it.
-        public var identity: String
-        /// The edge that stored it.
-        public var edge: String
-        /// When, ms since the epoch.
-        public var receivedAt: Int64
-        /// 0 excellent … 4 degraded.
-        public var callQuality: Int?
-        /// Average MOS.
-        public var mos: Double?
-        /// Average RTT, ms.
-        public var rtt: Double?
-        /// TURN needed.
-        public var isTurnRequired: Bool?
-        /// The error that ended it.
-        public var errorCode: Int?
-
-        /// Creates a row.
-        public init(
-            sid: String, kind: String, identity: String, edge: String, receivedAt: Int64, callQuality: Int?, mos: Double?,
-            rtt: Double?, isTurnRequired: Bool?, errorCode: Int?
-        ) {
-            self.sid = sid
-            self.kind = kind
-            self.identity = identity
-            self.edge = edge
-            self.receivedAt = receivedAt
-            self.callQuality = callQuality
-            self.mos = mos
-            self.rtt = rtt
-            self.isTurnRequired = isTurnRequired
-            self.errorCode = errorCode
-        }
-    }
-
-    /// One edge and day.
-    public struct Aggregate: Sendable, Hashable {
-        /// The edge.
-        public var edge: String
-        /// `YYYY-MM-DD`.
-        public var day: String
-        /// Reports.
-        public var count: Int
-        /// Median MOS.
-        public var mosMedian: Double?
-        /// 10th-percentile MOS.
-        public var mosPercentile10: Double?
-        /// Share that needed TURN, 0–1.
-        public var turnShare: Double?
-        /// Failures by code.
-        public var failuresByCode: [String: Int]
-
-        /// Creates an aggregate.
-        public init(
-            edge: String, day: String, count: Int, mosMedian: Double?, mosPercentile10: Double?, turnShare: Double?,
-            failuresByCode: [String: Int]
-        ) {
-            self.edge = edge
-            self.day = day
-            self.count = count
-            self.mosMedian = mosMedian
-            self.mosPercentile10 = mosPercentile10
-            self.turnShare = turnShare
-            self.failuresByCode = failuresByCode
-        }
-    }
-
     /// The filters the form shows and keeps.
     public static let filterNames = ["from", "to", "identity", "edge", "kind", "callQuality", "isTurnRequired", "errorCode"]
 
@@ -84,7 +12,9 @@ public enum DashboardHTML {
     ///   - edgeName: the edge serving it.
     ///   - filters: the query's filter values, shown back in the form.
     ///   - error: a refusal of the filters, shown above the tables.
-    public static func render(edgeName: String, rows: [Row], aggregates: [Aggregate], filters: [String: String], error: String? = nil) -> String {
+    public static func render(
+        edgeName: String, rows: [ReportListItem], aggregates: [ReportAggregate], filters: [String: String], error: String? = nil
+    ) -> String {
         var html = PageStyle.head("Preflight dashboard · \(edgeName)")
         html += "<h1>Preflight dashboard</h1><p class=\"muted\">Edge \(HTMLText.escape(edgeName)) · newest \(rows.count) report(s)</p>\n"
         html += "<form class=\"filters card\" method=\"get\" action=\"/dashboard\" id=\"filters\">"
@@ -106,7 +36,7 @@ public enum DashboardHTML {
         html += rows.map { row in
             // The sid is safe in a path (the edge checks it at upload), and escaped all the same.
             "<tr class=\"report\" data-sid=\"\(HTMLText.escape(row.sid))\"><td>\(HTMLText.escape(ReportHTML.time(row.receivedAt)))</td>"
-                + "<td><a href=\"/reports/\(HTMLText.escape(row.sid))\">\(HTMLText.escape(row.sid))</a></td><td>\(HTMLText.escape(row.kind))</td>"
+                + "<td><a href=\"/reports/\(HTMLText.escape(row.sid))\">\(HTMLText.escape(row.sid))</a></td><td>\(HTMLText.escape(row.kind.rawValue))</td>"
                 + "<td>\(HTMLText.escape(row.identity))</td><td>\(HTMLText.escape(row.edge))</td>"
                 + "<td>\(row.callQuality.map(String.init) ?? "–")</td><td>\(row.mos.map { HTMLText.number($0, 2) } ?? "–")</td>"
                 + "<td>\(row.rtt.map { HTMLText.number($0, 1) } ?? "–")</td><td>\(row.isTurnRequired.map { $0 ? "yes" : "no" } ?? "–")</td>"

@@ -72,19 +72,10 @@ extension EdgeServer {
         do {
             let page = refusal == nil ? try await store.reports(account: account, filter: filter, pageSize: 100) : ReportPage(reports: [], nextPageToken: nil)
             let aggregates = refusal == nil ? try await store.aggregates(account: account, filter: filter) : []
-            let rows = page.reports.map { report in
-                DashboardHTML.Row(
-                    sid: report.sid, kind: report.kind.rawValue, identity: report.identity, edge: report.edge, receivedAt: report.receivedAt,
-                    callQuality: report.summary.callQuality, mos: report.summary.mos, rtt: report.summary.rtt,
-                    isTurnRequired: report.summary.isTurnRequired, errorCode: report.summary.errorCode)
-            }
-            let totals = aggregates.map {
-                DashboardHTML.Aggregate(
-                    edge: $0.edge, day: $0.day, count: $0.count, mosMedian: $0.mosMedian, mosPercentile10: $0.mosPercentile10,
-                    turnShare: $0.turnShare, failuresByCode: $0.failuresByCode)
-            }
             return Self.page(
-                DashboardHTML.render(edgeName: configuration.edgeName, rows: rows, aggregates: totals, filters: shown, error: refusal),
+                DashboardHTML.render(
+                    edgeName: configuration.edgeName, rows: page.reports.map(ReportListItem.init), aggregates: aggregates, filters: shown,
+                    error: refusal),
                 status: refusal == nil ? .ok : .badRequest)
         } catch {
             return Self.refusal(.serviceUnavailable, error)

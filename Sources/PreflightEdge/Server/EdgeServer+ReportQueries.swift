@@ -18,7 +18,7 @@ extension EdgeServer {
             let page = try await metrics.timeStore("list") { () async throws(PreflightError) in
                 try await store.reports(account: account, filter: filter, pageSize: pageSize, pageToken: token)
             }
-            return Self.encoded(ReportListBody(reports: page.reports.map(ReportListBody.Item.init), nextPageToken: page.nextPageToken))
+            return Self.encoded(ReportListBody(reports: page.reports.map(ReportListItem.init), nextPageToken: page.nextPageToken))
         } catch {
             return Self.refusal(error.code == .invalidQuery ? .badRequest : .serviceUnavailable, error)
         }
@@ -92,7 +92,7 @@ extension EdgeServer {
     static func detailJSON(_ report: StoredReport) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(ReportListBody.Item(report)) else { return "{}" }
+        guard let data = try? encoder.encode(ReportListItem(report)) else { return "{}" }
         let fields = String(decoding: data, as: UTF8.self)
         return String(fields.dropLast()) + #","report":"# + report.body + "}"
     }
@@ -145,38 +145,17 @@ extension EdgeServer {
 
 /// `GET /v1/reports`'s body.
 struct ReportListBody: Encodable {
-    /// One report's fields.
-    struct Item: Encodable {
-        var sid: String
-        var kind: String
-        var identity: String
-        var edge: String
-        var receivedAt: Int64
-        var requestedEdge: String?
-        var selectedEdge: String?
-        var callQuality: Int?
-        var isTurnRequired: Bool?
-        var mos: Double?
-        var rtt: Double?
-        var jitter: Double?
-        var errorCode: Int?
-
-        init(_ report: StoredReport) {
-            sid = report.sid
-            kind = report.kind.rawValue
-            identity = report.identity
-            edge = report.edge
-            receivedAt = report.receivedAt
-            requestedEdge = report.summary.edge
-            selectedEdge = report.summary.selectedEdge
-            callQuality = report.summary.callQuality
-            isTurnRequired = report.summary.isTurnRequired
-            mos = report.summary.mos
-            rtt = report.summary.rtt
-            jitter = report.summary.jitter
-            errorCode = report.summary.errorCode
-        }
-    }
-    var reports: [Item]
+    var reports: [ReportListItem]
     var nextPageToken: String?
+}
+
+extension ReportListItem {
+    /// The listing item of a stored report.
+    init(_ report: StoredReport) {
+        let summary = report.summary
+        self.init(
+            sid: report.sid, kind: report.kind, identity: report.identity, edge: report.edge, receivedAt: report.receivedAt,
+            requestedEdge: summary.edge, selectedEdge: summary.selectedEdge, callQuality: summary.callQuality,
+            isTurnRequired: summary.isTurnRequired, mos: summary.mos, rtt: summary.rtt, jitter: summary.jitter, errorCode: summary.errorCode)
+    }
 }

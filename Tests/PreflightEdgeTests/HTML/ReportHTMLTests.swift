@@ -36,9 +36,8 @@ import Testing
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         let dashboard = DashboardHTML.render(
             edgeName: Self.hostile,
-            rows: [.init(sid: "RP1", kind: "lastmileProbe", identity: Self.hostile, edge: Self.hostile, receivedAt: 0, callQuality: nil, mos: nil,
-                         rtt: nil, isTurnRequired: nil, errorCode: nil)],
-            aggregates: [.init(edge: Self.hostile, day: "2026-11-26", count: 1, mosMedian: nil, mosPercentile10: nil, turnShare: nil,
+            rows: [ReportListItem(sid: "RP1", kind: .lastmileProbe, identity: Self.hostile, edge: Self.hostile, receivedAt: 0)],
+            aggregates: [ReportAggregate(edge: Self.hostile, day: "2026-11-26", count: 1, mosMedian: nil, mosPercentile10: nil, turnShare: nil,
                                failuresByCode: [Self.hostile: 1])],
             filters: ["identity": Self.hostile], error: Self.hostile)
         #expect(!dashboard.contains("<script") && !dashboard.contains("<img"))

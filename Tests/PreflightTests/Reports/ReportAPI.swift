@@ -26,19 +26,7 @@ enum ReportAPI {
 
     /// `GET /v1/reports`'s body.
     struct Page: Decodable {
-        struct Item: Decodable, Equatable {
-            var sid: String
-            var kind: String
-            var identity: String
-            var edge: String
-            var receivedAt: Int64
-            var callQuality: Int?
-            var isTurnRequired: Bool?
-            var mos: Double?
-            var rtt: Double?
-            var errorCode: Int?
-        }
-        var reports: [Item]
+        var reports: [ReportListItem]
         var nextPageToken: String?
     }
 

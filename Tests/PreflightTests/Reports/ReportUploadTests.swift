@@ -20,7 +20,7 @@ import Testing
             let item = try #require(page.reports.first)
             #expect(page.reports.count == 1)
             #expect(item.sid == report.callSid)
-            #expect(item.kind == "preflightTest")
+            #expect(item.kind == .preflightTest)
             #expect(item.identity == "alice")
             #expect(item.edge == "local")
             #expect(item.mos == report.networkStats.mos.average)
@@ -71,7 +71,7 @@ import Testing
             options.videoBitrate = 200
             let checked = try await Diagnostics(options: options).connectivityCheck()
             let page = try await ReportAPI.decode(ReportAPI.Page.self, edge, "/v1/reports")
-            #expect(page.reports.map(\.kind) == ["connectivityCheck", "lastmileProbe"])
+            #expect(page.reports.map(\.kind) == [.connectivityCheck, .lastmileProbe])
             #expect(page.reports.map(\.identity) == ["checker", "prober"])
             // Neither carries a sid of its own: the edge made one.
             #expect(page.reports.allSatisfy { $0.sid.hasPrefix("RP") && $0.sid.count == 34 })
