@@ -11,18 +11,10 @@ extension EdgeServer {
     /// servers and the edge's name for a valid token (any grant); 401 with the token's error code
     /// otherwise, 503 before the edge listens.
     func initResponse(authorization: String?) async -> Response {
-        guard let authorization, authorization.utf8.count <= Self.maximumAuthorizationLength,
-            authorization.count > 7, authorization.prefix(7).lowercased() == "bearer "
-        else {
-            return Self.refusal(.unauthorized, PreflightError(
-                code: .invalidAccessToken, message: "init: send the access token as Authorization: Bearer <token>"))
-        }
-        let token = authorization.dropFirst(7).trimmingCharacters(in: .whitespaces)
         let claims: AccessTokenClaims
-        do {
-            claims = try await verifier.verify(token, requireOutgoingGrant: false)
-        } catch {
-            return Self.refusal(.unauthorized, error)
+        switch await bearerClaims(authorization, for: "init") {
+        case .success(let verified): claims = verified
+        case .failure(let error): return Self.refusal(.unauthorized, error)
         }
         guard let addresses = runningAddresses else {
             return Self.refusal(.serviceUnavailable, PreflightError(code: .edgeAtCapacity, message: "init: the edge is not listening yet"))
@@ -38,6 +30,23 @@ extension EdgeServer {
             return Self.refusal(.internalServerError, PreflightError(code: .malformed, message: "init: the answer could not be encoded"))
         }
         return Self.json(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The claims of a `Bearer` access token (any grant), or its error: the init endpoint's and
+    /// the report upload's one check. `what` starts the message (`"init"`, `"report"`).
+    func bearerClaims(_ authorization: String?, for what: String) async -> Result<AccessTokenClaims, PreflightError> {
+        guard let authorization, authorization.utf8.count <= Self.maximumAuthorizationLength,
+            authorization.count > 7, authorization.prefix(7).lowercased() == "bearer "
+        else {
+            return .failure(PreflightError(
+                code: .invalidAccessToken, message: "\(what): send the access token as Authorization: Bearer <token>"))
+        }
+        do {
+            return .success(try await verifier.verify(
+                authorization.dropFirst(7).trimmingCharacters(in: .whitespaces), requireOutgoingGrant: false))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// `{"code": …, "message": …}` with `status`; a 401 carries the Bearer challenge.

@@ -10,7 +10,7 @@ extension EdgeServer {
     func uploadResponse(_ request: Request) async -> Response {
         var request = request
         let claims: AccessTokenClaims
-        switch await bearerClaims(request.headers[.authorization]) {
+        switch await bearerClaims(request.headers[.authorization], for: "report") {
         case .success(let verified): claims = verified
         case .failure(let error): return Self.refusal(.unauthorized, error)
         }
@@ -57,22 +57,6 @@ extension EdgeServer {
             var receivedAt: Int64
         }
         return Self.encoded(Receipt(sid: report.sid, kind: kind.rawValue, edge: report.edge, receivedAt: report.receivedAt), status: .created)
-    }
-
-    /// The claims of a `Bearer` access token (any grant), or its error.
-    func bearerClaims(_ authorization: String?) async -> Result<AccessTokenClaims, PreflightError> {
-        guard let authorization, authorization.utf8.count <= Self.maximumAuthorizationLength,
-            authorization.count > 7, authorization.prefix(7).lowercased() == "bearer "
-        else {
-            return .failure(PreflightError(
-                code: .invalidAccessToken, message: "send the access token as Authorization: Bearer <token>"))
-        }
-        do {
-            return .success(try await verifier.verify(
-                authorization.dropFirst(7).trimmingCharacters(in: .whitespaces), requireOutgoingGrant: false))
-        } catch {
-            return .failure(error)
-        }
     }
 
     /// The account of an API key given by HTTP Basic auth, or `nil`.
