@@ -28,6 +28,7 @@ let package = Package(
         .executable(name: "preflight", targets: ["preflight"]),
         .executable(name: "preflight-bench", targets: ["PreflightBenchmarks"]),
         .executable(name: "preflight-store-bench", targets: ["StoreBenchmarks"]),
+        .executable(name: "preflight-echo-bench", targets: ["EchoBenchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -229,6 +230,18 @@ let package = Package(
             path: "Benchmarks/CoreBenchmarks",
             swiftSettings: sharedSwiftSettings
         ),
+        // The edge's echo path: time and heap allocations per packet
+        // (`swift run -c release preflight-echo-bench`).
+        .executableTarget(
+            name: "EchoBenchmarks",
+            dependencies: [
+                "PreflightCore", "PreflightEdge", "CAllocationCounter", .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/EchoBenchmarks",
+            swiftSettings: sharedSwiftSettings
+        ),
+        // Counts a thread's heap allocations by interposing malloc: benchmarks only.
+        .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
         // Store throughput: `swift run -c release preflight-store-bench [--postgres URL]`.
         .executableTarget(
             name: "StoreBenchmarks",

@@ -34,6 +34,20 @@ public struct LoadCommand: AsyncParsableCommand {
     @Option(help: "Seconds of media after every session is connected (1-120).")
     public var duration: Int = 10
 
+    /// An outside generator that sends the sessions' media instead of this process.
+    @Option(help: ArgumentHelp(
+        "An outside load generator (Benchmarks/Load/loadgen) that sends the sessions' media and measures the edge itself.",
+        discussion: "The edge and the sessions' signaling run here; the generator gets `--mode edge --sessions-file F --server-pid PID` and the arguments after `--`."))
+    public var generator: String?
+
+    /// Threads serving the edge's media socket (passed to `preflight serve --media-threads`).
+    @Option(help: "Threads serving the edge's media, each on its own SO_REUSEPORT socket (1-64).")
+    public var mediaThreads: Int = 1
+
+    /// What follows `--`: the generator's own arguments.
+    @Argument(parsing: .postTerminator, help: "Arguments for the --generator, after `--`.")
+    public var generatorArguments: [String] = []
+
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
@@ -42,18 +56,29 @@ public struct LoadCommand: AsyncParsableCommand {
         switch (sessions, calls) {
         case (nil, nil), (.some, .some): throw ValidationError("give exactly one of --sessions (echo sessions) and --calls (two-party calls)")
         case (let sessions?, nil):
-            guard (1...2000).contains(sessions) else { throw ValidationError("--sessions must be 1 to 2000, got \(sessions)") }
+            // An outside generator needs no client of its own per session: more fit.
+            let limit = generator == nil ? 2000 : 16_000
+            guard (1...limit).contains(sessions) else { throw ValidationError("--sessions must be 1 to \(limit), got \(sessions)") }
         case (nil, let calls?):
             guard (1...1000).contains(calls) else { throw ValidationError("--calls must be 1 to 1000, got \(calls)") }
         }
         guard (1...120).contains(duration) else { throw ValidationError("--duration must be 1 to 120, got \(duration)") }
+        guard (1...64).contains(mediaThreads) else { throw ValidationError("--media-threads must be 1 to 64, got \(mediaThreads)") }
+        if generator != nil, calls != nil { throw ValidationError("--generator runs echo sessions: give --sessions, not --calls") }
+        if generator == nil, !generatorArguments.isEmpty { throw ValidationError("arguments after `--` are for a --generator") }
     }
 
     /// Runs the benchmark and prints its figures.
     public func run() async throws {
         let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
         do {
-            if let calls {
+            if let generator {
+                let status = try await LoadGeneratorRun(
+                    sessions: sessions ?? 100, generator: generator, generatorArguments: generatorArguments,
+                    edgeArguments: ["--media-threads", "\(mediaThreads)"]
+                ).run(progress: progress)
+                if status != 0 { throw ExitCode(status) }
+            } else if let calls {
                 print(try await CallLoadRun(calls: calls, duration: .seconds(duration)).run(progress: progress).description)
             } else {
                 print(try await LoadRun(sessions: sessions ?? 100, duration: .seconds(duration)).run(progress: progress).description)

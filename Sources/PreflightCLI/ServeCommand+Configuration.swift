@@ -41,6 +41,7 @@ extension ServeCommand {
         let advertisedPort = try (advertisePort != nil || environment["PREFLIGHT_ADVERTISE_PORT"] != nil)
             ? NumberSetting.advertisePort.value(option: advertisePort, environment: environment) : nil
         var media = MediaService.Configuration()
+        media.threads = try NumberSetting.mediaThreads.value(option: mediaThreads, environment: environment)
         if let rate = packetRate ?? environment["PREFLIGHT_PACKET_RATE"].flatMap(Double.init) {
             guard rate > 0 else { throw ValidationError("--packet-rate must be positive, got \(rate)") }
             media.packetsPerSecondPerSource = rate

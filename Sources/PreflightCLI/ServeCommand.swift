@@ -113,6 +113,11 @@ public struct ServeCommand: AsyncParsableCommand {
     /// Per-source packet rate.
     @Option(name: .customLong("packet-rate"), help: "Datagrams per second accepted from one source (default 200).")
     public var packetRate: Double?
+    /// Media sockets and threads.
+    @Option(
+        name: .customLong("media-threads"),
+        help: "Threads serving UDP media, each with its own SO_REUSEPORT socket on the media port (1-64, default 1).")
+    public var mediaThreads: Int?
     /// STUN/TURN servers handed out in welcome, and their TURN credentials.
     @OptionGroup(title: "ICE servers")
     public var iceServerOptions: ICEServerOptions
@@ -145,7 +150,7 @@ public struct ServeCommand: AsyncParsableCommand {
             (.port, port), (.mediaPort, mediaPort), (.advertisePort, advertisePort), (.maxSessions, maxSessions),
             (.maxSessionsPerAccount, maxSessionsPerAccount), (.maxSessionsPerIdentity, maxSessionsPerIdentity),
             (.maxDuration, maxDuration), (.signalingTimeout, signalingTimeout), (.sessionResumeWindow, sessionResumeWindow),
-            (.ringTimeout, ringTimeout), (.maxCallDuration, maxCallDuration),
+            (.ringTimeout, ringTimeout), (.maxCallDuration, maxCallDuration), (.mediaThreads, mediaThreads),
             (.turnCredentialLifetime, turnCredentialLifetime),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
             (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout),

@@ -44,6 +44,8 @@ struct NumberSetting: Sendable {
 
 /// The whole-number settings `serve` reads, with their defaults (docs/security.md lists the limits).
 extension NumberSetting {
+    static let mediaThreads = NumberSetting(
+        option: "--media-threads", variable: "PREFLIGHT_MEDIA_THREADS", defaultValue: 1, range: 1...64)
     static let port = NumberSetting(option: "--port", variable: "PREFLIGHT_PORT", defaultValue: 8080, range: 0...65535)
     static let mediaPort = NumberSetting(option: "--media-port", variable: "PREFLIGHT_MEDIA_PORT", defaultValue: 0, range: 0...65535)
     static let advertisePort = NumberSetting(

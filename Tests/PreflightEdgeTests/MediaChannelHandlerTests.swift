@@ -11,7 +11,7 @@ import Testing
     static func channel() throws -> (EmbeddedChannel, MediaService) {
         let service = MediaServiceTests.service()
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(service: service))
+        try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(service: service, allocator: channel.allocator))
         return (channel, service)
     }
 
@@ -66,6 +66,35 @@ import Testing
         var destinations: [SocketAddress] = []
         while let reply = try channel.readOutbound(as: AddressedEnvelope<ByteBuffer>.self) { destinations.append(reply.remoteAddress) }
         #expect(destinations == sources)
+    }
+
+    /// Echoes of one burst share one buffer: each is written whole and apart from the others,
+    /// and a burst longer than the held limit goes out in parts, none lost.
+    @Test(arguments: [3, MediaChannelHandler.maximumHeldReplies + 5])
+    func echoesOfABurstAreEachWhole(count: Int) throws {
+        let service = MediaService(configuration: .init(packetsPerSecondPerSource: 1e6, burstPerSource: 1e6))
+        service.addSession(MediaServiceTests.credentials)
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(service: service, allocator: channel.allocator))
+        try channel.writeInbound(Self.envelope(try MediaServiceTests.check().1, from: MediaServiceTests.client))
+        _ = try channel.readOutbound(as: AddressedEnvelope<ByteBuffer>.self)
+        for sequence in 1...count {
+            let payload = (0..<160).map { UInt8(truncatingIfNeeded: $0 + sequence) }
+            let rtp = try RTPPacket(payloadType: 0, sequenceNumber: UInt16(sequence), timestamp: 160, ssrc: 7, payload: payload[...]).encoded()
+            channel.pipeline.fireChannelRead(Self.envelope(ByteBuffer(bytes: rtp), from: MediaServiceTests.client))
+        }
+        channel.pipeline.fireChannelReadComplete()
+        var echoes: [AddressedEnvelope<ByteBuffer>] = []
+        while let echo = try channel.readOutbound(as: AddressedEnvelope<ByteBuffer>.self) { echoes.append(echo) }
+        #expect(echoes.count == count)
+        for (index, echo) in echoes.enumerated() {
+            let bytes = Array(echo.data.readableBytesView)
+            let packet = try RTPPacket(decoding: bytes)
+            #expect(packet.payload == ((0..<160).map { UInt8(truncatingIfNeeded: $0 + index + 1) })[...])
+            let report = bytes.withUnsafeBytes { raw in (try? RTPHeader(parsing: raw)).flatMap { MediaExtension.echoReport($0, in: raw) } }
+            #expect(report?.originalSequence == UInt16(index + 1))
+        }
+        #expect(service.counters.packetsEchoed == count)
     }
 
     @Test func anICMPErrorKeepsTheSocketOpen() throws {

@@ -23,12 +23,21 @@ extension MediaService {
         /// hundreds of sessions arriving together are not dropped by the kernel before the event
         /// loop reads them (the kernel clamps it to `net.core.rmem_max`).
         public var receiveBufferSize: Int
+        /// Sockets serving the media port, each on its own event loop: 1 by default. More than one
+        /// binds them all with `SO_REUSEPORT`, and the kernel spreads the sources over them by
+        /// their address, so a machine with more cores serves more media (1–64).
+        public var threads: Int
+        /// Datagrams one system call reads (`recvmmsg`, NIO's vector reads): 32 by default; 1
+        /// reads one at a time (`recvmsg`). Replies go out together at the end of each read burst
+        /// (`sendmmsg`).
+        public var datagramsPerRead: Int
 
         /// Creates a configuration; see each property for its default.
         public init(
             packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536,
             maximumRecordingFrames: Int = 500, maximumRecordingBytes: Int = 256 << 10,
-            maximumTotalRecordingBytes: Int = 64 << 20, receiveBufferSize: Int = 4 << 20
+            maximumTotalRecordingBytes: Int = 64 << 20, receiveBufferSize: Int = 4 << 20,
+            threads: Int = 1, datagramsPerRead: Int = 32
         ) {
             self.packetsPerSecondPerSource = packetsPerSecondPerSource
             self.burstPerSource = burstPerSource
@@ -37,6 +46,8 @@ extension MediaService {
             self.maximumRecordingBytes = maximumRecordingBytes
             self.maximumTotalRecordingBytes = maximumTotalRecordingBytes
             self.receiveBufferSize = receiveBufferSize
+            self.threads = max(1, min(threads, 64))
+            self.datagramsPerRead = max(1, min(datagramsPerRead, 1024))
         }
     }
 }

@@ -3,11 +3,16 @@ import PreflightCore
 
 extension MediaService {
     /// An RTP packet of a verified session: record the uplink, then echo or record it.
+    /// - Returns: the echo to send (written out by the caller, straight from the datagram), or
+    ///   `nil` when nothing goes back.
+    /// - Parameters: session, counters, recordingBytes: the session and the parts of ``State`` it
+    ///   changes, passed apart so that the session is changed in place in the dictionary.
     func media(
-        _ bytes: UnsafeRawBufferPointer, session: inout Session, state: inout State, at now: Double, injected: Double?
-    ) -> [UInt8]? {
+        _ bytes: UnsafeRawBufferPointer, session: inout Session, counters: inout Counters, recordingBytes: inout Int,
+        at now: Double, injected: Double?
+    ) -> MediaOutcome? {
         guard let header = try? RTPHeader(parsing: bytes) else {
-            state.counters.droppedMalformed += 1
+            counters.droppedMalformed += 1
             return nil
         }
         if session.probe != nil {
@@ -15,13 +20,13 @@ extension MediaService {
             if header.payloadType == ProbePacket.payloadType {
                 // An uplink probe packet: recorded for the client, never answered.
                 guard let (sequence, _) = ProbePacket.decode(header, in: bytes) else {
-                    state.counters.droppedMalformed += 1
+                    counters.droppedMalformed += 1
                     return nil
                 }
                 if session.probe?.record(sequence: sequence, arrivalMicroseconds: Self.microseconds(now), bytes: bytes.count) == true {
-                    state.counters.probePacketsReceived += 1
+                    counters.probePacketsReceived += 1
                 } else {
-                    state.counters.droppedProbeRecords += 1
+                    counters.droppedProbeRecords += 1
                 }
                 return nil
             }
@@ -38,28 +43,28 @@ extension MediaService {
             rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
             arrival: now, clockRate: sendTime == nil ? session.format.clockRate : MediaExtension.sendTimeClockRate)
         if session.firstMediaTime == nil { session.firstMediaTime = now }
-        let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
         switch session.application {
         case .recordPlayback:
+            let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
             guard outcome != .duplicate, !session.recordingClosed, session.recording.count < session.recordingFrameLimit
             else { return nil }
             // One codec a recording: played back, a packet of another type would be noise.
             guard header.payloadType == session.format.payloadType else {
-                state.counters.droppedWrongPayloadType += 1
+                counters.droppedWrongPayloadType += 1
                 return nil
             }
             // Bytes, not only frames: 250 frames of 2 KB each from every session would hold
             // 500 KB a session; the budgets bound each recording and all of them together.
             guard session.recordingBytes + payload.count <= configuration.maximumRecordingBytes,
-                state.recordingBytes + payload.count <= configuration.maximumTotalRecordingBytes
+                recordingBytes + payload.count <= configuration.maximumTotalRecordingBytes
             else {
-                state.counters.droppedOverRecordingBudget += 1
+                counters.droppedOverRecordingBudget += 1
                 return nil
             }
             session.recording.append(payload)
             session.recordingBytes += payload.count
-            state.recordingBytes += payload.count
-            state.counters.packetsRecorded += 1
+            recordingBytes += payload.count
+            counters.packetsRecorded += 1
             return nil
         case nil:
             // A bridge leg: ``forward`` sends it on; nothing goes back to the source.
@@ -74,11 +79,9 @@ extension MediaService {
                 uplink: UplinkReport(
                     expected: UInt32(clamping: session.uplink.expected), received: UInt32(clamping: session.uplink.received),
                     jitterMicroseconds: UInt32(clamping: Int64(session.uplink.jitterMilliseconds * 1000))))
-            guard let encoded = session.originate(
-                payload, payloadType: header.payloadType, marker: header.marker, at: sent,
-                headerExtension: MediaExtension.echoExtension(echo))
-            else { return nil }
-            return encoded
+            let packet = session.originateEcho(
+                echo, payloadType: header.payloadType, marker: header.marker, payloadCount: header.payloadRange.count, at: sent)
+            return .echo(packet, payload: header.payloadRange)
         }
     }
 

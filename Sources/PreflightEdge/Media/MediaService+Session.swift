@@ -54,6 +54,20 @@ extension MediaService {
             octetsSent += payload.count
             return encoded
         }
+
+        /// The next packet of the edge's own stream as an echo of `payloadCount` bytes, counted
+        /// as ``originate(_:payloadType:marker:at:timestamp:headerExtension:)`` counts.
+        mutating func originateEcho(
+            _ report: EchoReport, payloadType: UInt8, marker: Bool, payloadCount: Int, at seconds: Double
+        ) -> EchoPacket {
+            let packet = EchoPacket(
+                marker: marker, payloadType: payloadType, sequenceNumber: sequence,
+                timestamp: MediaService.rtpTimestamp(seconds, clockRate: format.clockRate), ssrc: ssrc, report: report)
+            sequence &+= 1
+            packetsSent += 1
+            octetsSent += payloadCount
+            return packet
+        }
     }
 
     /// An address that passed a check: the session it serves and what the edge may still send it.

@@ -186,6 +186,20 @@ public final class MediaService: Sendable {
     /// - Parameter time: seconds on a monotonic clock, for the rate limit and timestamps; the
     ///   service's own clock by default (tests pass their own).
     public func route(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> (ByteBuffer, SocketAddress)? {
+        var arena = ByteBuffer()
+        guard let (length, destination) = route(datagram, from: source, at: time, appendingTo: &arena),
+            let reply = arena.readSlice(length: length)
+        else { return nil }
+        return (reply, destination)
+    }
+
+    /// Handles one datagram from `source` and appends the datagram to send, if any, to `arena`:
+    /// the media channel writes a whole read burst's replies from one buffer, so that an echo
+    /// costs no allocation of its own.
+    /// - Returns: the reply's length (its bytes end at `arena`'s writer index) and where it goes.
+    public func route(
+        _ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil, appendingTo arena: inout ByteBuffer
+    ) -> (length: Int, destination: SocketAddress)? {
         var datagram = datagram
         let now = time ?? self.now
         let size = datagram.readableBytes
@@ -193,28 +207,34 @@ public final class MediaService: Sendable {
         // One lock per datagram for the rate limit, the source's budget and, for media, the
         // session's work.
         let outcome = state.withLock { state -> MediaOutcome in
+            // Each table is searched once, and what is found is changed in place through its index:
+            // a session copied out and back would copy its buffers, and an optional-chained
+            // change through a dictionary's subscript allocates its accessor's frame.
+            let verifiedIndex = state.verified.index(forKey: source)
+            let sessionIndex = verifiedIndex.flatMap { state.sessions.index(forKey: state.verified.values[$0].ufrag) }
+            // Read in place: the values' subscript getter would copy the whole session.
+            let route = sessionIndex.map { Self.routing(of: &state.sessions.values[$0]) }
             // A probing client's datagrams pass its probe's byte rate instead of the packet limit.
-            if let ufrag = state.verified[source]?.ufrag, var probe = state.sessions[ufrag]?.probe, probe.expectedUplink != nil {
-                guard probe.admit(bytes: size, at: now) else {
-                    state.sessions[ufrag]?.probe = probe
+            if let sessionIndex, route?.probing == true {
+                guard state.sessions.values[sessionIndex].probe?.admit(bytes: size, at: now) == true else {
                     state.counters.droppedOverProbeRate += 1
                     return .drop
                 }
-                state.sessions[ufrag]?.probe = probe
             } else if !state.limiter.allow(source, at: now) {
                 state.counters.droppedRateLimited += 1
                 return .drop
             }
-            state.verified[source]?.budget.receive(bytes: size)
+            if let verifiedIndex { state.verified.values[verifiedIndex].budget.receive(bytes: size) }
             switch kind {
             case .stun:
                 return .stun
             case .rtp, .rtcp:
-                guard var peer = state.verified[source], var session = state.sessions[peer.ufrag] else {
+                guard let verifiedIndex, let index = sessionIndex else {
                     state.counters.droppedUnverified += 1
                     return .drop
                 }
-                if var context = session.srtpIn {
+                let ufrag = state.verified.values[verifiedIndex].ufrag
+                if route?.encrypted == true, var context = state.sessions.values[index].srtpIn {
                     // An encrypted leg: only what authenticates, once, goes on (decrypted).
                     let protected = Array(datagram.readableBytesView)
                     do {
@@ -224,71 +244,125 @@ public final class MediaService: Sendable {
                         state.counters.droppedUndecryptable += 1
                         return .drop
                     }
-                    session.srtpIn = context
-                    state.sessions[peer.ufrag] = session
+                    state.sessions.values[index].srtpIn = context
                 }
-                if kind == .rtp, session.check != nil {
+                if kind == .rtp, route?.checking == true {
                     return datagram.withUnsafeReadableBytes { bytes in
-                        relayCheck(bytes, from: peer.ufrag, source: source, state: &state, at: now)
+                        relayCheck(bytes, from: ufrag, source: source, state: &state, at: now)
                     }
                 }
-                if kind == .rtp, session.application == nil {
+                if kind == .rtp, route?.bridged == true {
                     return datagram.withUnsafeReadableBytes { bytes in
-                        forward(bytes, from: peer.ufrag, state: &state, at: now)
+                        forward(bytes, from: ufrag, state: &state, at: now)
                     }
                 }
-                // What a reply that the budget refuses must not have changed: the edge's stream
-                // (no gap in its sequence numbers) and, for RTCP, the closed loss interval.
-                let stream = (sequence: session.sequence, packets: session.packetsSent, octets: session.octetsSent)
-                let uplink = kind == .rtcp ? session.uplink : nil
-                let reply = datagram.withUnsafeReadableBytes { bytes in
-                    kind == .rtp
-                        ? media(bytes, session: &session, state: &state, at: now, injected: time)
-                        : control(bytes, session: &session, counters: &state.counters, at: now, injected: time)
+                return datagram.withUnsafeReadableBytes { bytes in
+                    answer(
+                        bytes, kind: kind, budget: &state.verified.values[verifiedIndex].budget, session: &state.sessions.values[index],
+                        counters: &state.counters, recordingBytes: &state.recordingBytes, at: now, injected: time)
                 }
-                guard var reply else {
-                    state.sessions[peer.ufrag] = session
-                    return .drop
-                }
-                if var context = session.srtpOut {
-                    guard let protected = try? (kind == .rtp ? context.protectRTP(reply) : context.protectRTCP(reply)) else {
-                        state.sessions[peer.ufrag] = session
-                        return .drop
-                    }
-                    reply = protected
-                    session.srtpOut = context
-                }
-                guard peer.budget.spend(bytes: reply.count) else {
-                    // Not sent: the session's stream must not count the packet (no gap in its
-                    // sequence numbers), but what it received still counts.
-                    (session.sequence, session.packetsSent, session.octetsSent) = stream
-                    if let uplink { session.uplink = uplink }
-                    state.sessions[peer.ufrag] = session
-                    state.counters.droppedOverBudget += 1
-                    return .drop
-                }
-                state.sessions[peer.ufrag] = session
-                state.verified[source] = peer
-                if kind == .rtp { state.counters.packetsEchoed += 1 } else { state.counters.rtcpAnswered += 1 }
-                return .reply(reply)
             default:
                 state.counters.droppedMalformed += 1
                 return .drop
             }
         }
+        let start = arena.writerIndex
         switch outcome {
-        case .drop: return nil
-        case .reply(let bytes): return (ByteBuffer(bytes: bytes), source)
-        case .forward(let bytes, let destination): return (ByteBuffer(bytes: bytes), destination)
-        case .stun: return handleSTUN(datagram, from: source).map { ($0, source) }
+        case .drop:
+            return nil
+        case .reply(let bytes):
+            arena.writeBytes(bytes)
+            return (bytes.count, source)
+        case .echo(let packet, let payload):
+            let written = datagram.withUnsafeReadableBytes { bytes in
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[payload])
+                return arena.writeWithUnsafeMutableBytes(minimumWritableBytes: EchoPacket.size(payloadCount: payload.count)) {
+                    packet.write(payload: payload, to: $0) ?? 0
+                }
+            }
+            return written > 0 ? (written, source) : nil
+        case .forward(let bytes, let destination):
+            arena.writeBytes(bytes)
+            return (bytes.count, destination)
+        case .stun:
+            guard var reply = handleSTUN(datagram, from: source) else { return nil }
+            arena.writeBuffer(&reply)
+            return (arena.writerIndex - start, source)
         }
+    }
+
+    /// What decides where a session's datagram goes, read without copying the session.
+    private static func routing(of session: inout Session) -> (probing: Bool, encrypted: Bool, checking: Bool, bridged: Bool) {
+        (session.probe?.expectedUplink != nil, session.srtpIn != nil, session.check != nil, session.application == nil)
+    }
+
+    /// What a verified test session's RTP or RTCP gets back: an echo, an RTCP report, or nothing
+    /// (a recorded frame), within the source's ``SendBudget``.
+    /// - Parameters: budget, session, counters, recordingBytes: the source's budget, its session
+    ///   and the parts of ``State`` they change, passed apart so that each is changed in place.
+    private func answer(
+        _ bytes: UnsafeRawBufferPointer, kind: PacketKind, budget: inout SendBudget, session: inout Session,
+        counters: inout Counters, recordingBytes: inout Int, at now: Double, injected: Double?
+    ) -> MediaOutcome {
+        // What a reply that the budget refuses must not have changed: the edge's stream
+        // (no gap in its sequence numbers) and, for RTCP, the closed loss interval.
+        let stream = (sequence: session.sequence, packets: session.packetsSent, octets: session.octetsSent)
+        let uplink = kind == .rtcp ? session.uplink : nil
+        var reply =
+            kind == .rtp
+            ? media(bytes, session: &session, counters: &counters, recordingBytes: &recordingBytes, at: now, injected: injected)
+            : control(bytes, session: &session, counters: &counters, at: now, injected: injected).map { MediaOutcome.reply($0) }
+        if var context = session.srtpOut, let plain = reply?.bytes(payloadFrom: bytes) {
+            guard let protected = try? (kind == .rtp ? context.protectRTP(plain) : context.protectRTCP(plain)) else {
+                return .drop
+            }
+            reply = .reply(protected)
+            session.srtpOut = context
+        }
+        guard let reply, let size = reply.size else {
+            return .drop
+        }
+        guard budget.spend(bytes: size) else {
+            // Not sent: the session's stream must not count the packet (no gap in its
+            // sequence numbers), but what it received still counts.
+            (session.sequence, session.packetsSent, session.octetsSent) = stream
+            if let uplink { session.uplink = uplink }
+            counters.droppedOverBudget += 1
+            return .drop
+        }
+        if kind == .rtp { counters.packetsEchoed += 1 } else { counters.rtcpAnswered += 1 }
+        return reply
     }
 
     enum MediaOutcome {
         case drop
         case reply([UInt8])
+        /// An echo to write with its payload, the range of the received datagram it comes from.
+        case echo(EchoPacket, payload: Range<Int>)
         case forward([UInt8], to: SocketAddress)
         case stun
+
+        /// The bytes of a reply to the source: written out for an echo (to be encrypted).
+        func bytes(payloadFrom datagram: UnsafeRawBufferPointer) -> [UInt8]? {
+            switch self {
+            case .reply(let bytes): return bytes
+            case .echo(let packet, let payload):
+                let source = UnsafeRawBufferPointer(rebasing: datagram[payload])
+                return [UInt8](unsafeUninitializedCapacity: EchoPacket.size(payloadCount: source.count)) { buffer, count in
+                    count = packet.write(payload: source, to: UnsafeMutableRawBufferPointer(buffer)) ?? 0
+                }
+            default: return nil
+            }
+        }
+
+        /// The size of a reply to the source.
+        var size: Int? {
+            switch self {
+            case .reply(let bytes): bytes.count
+            case .echo(_, let payload): EchoPacket.size(payloadCount: payload.count)
+            default: nil
+            }
+        }
     }
 
     static func microseconds(_ seconds: Double) -> UInt64 {
