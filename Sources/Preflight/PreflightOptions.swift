@@ -13,9 +13,10 @@ public struct PreflightOptions: Sendable {
     /// left out of the offer when this build has no libopus (libopus-dev); a list with nothing
     /// left fails with 70103, an empty one with 70005.
     public var preferredAudioCodecs: [String]
-    /// How long media flows in an echo test; 10 s by default. The record-playback application
-    /// ends the call itself (record 5 s, play back, pause 3 s).
-    public var duration: Duration
+    /// How long media flows in an echo test: 10 s by default, or ``TestDuration/adaptive(maximum:)``
+    /// to end as soon as the verdict is settled. The record-playback application ends the call
+    /// itself (record 5 s, play back, pause 3 s).
+    public var duration: TestDuration
     /// How long connecting, `hello`→`welcome` and `invite`→`answer` may take; 10 s by default.
     public var signalingTimeout: Duration
     /// How long ICE connectivity checks may take before the test fails with 53405; 5 s by default.
@@ -83,7 +84,7 @@ public struct PreflightOptions: Sendable {
         accessToken: String,
         edgeURL: String = "ws://127.0.0.1:8080/signaling",
         preferredAudioCodecs: [String] = ["PCMU"],
-        duration: Duration = .seconds(10),
+        duration: TestDuration = .seconds(10),
         signalingTimeout: Duration = .seconds(10),
         iceTimeout: Duration = .seconds(5),
         mediaTimeout: Duration = .milliseconds(2500),

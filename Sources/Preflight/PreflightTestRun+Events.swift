@@ -31,6 +31,8 @@ extension PreflightTestRun {
             // While draining nothing is sent: no more per-second samples.
             if mediaEnded == nil { takeSample() }
         case .testEnded:
+            // A settled verdict and the maximum's timer may both end the test: once.
+            guard mediaEnded == nil else { break }
             if let since = ice.withAgent({ $0.disconnectedSince }) {
                 takeFinalSample()
                 throw PreflightError(
@@ -41,6 +43,11 @@ extension PreflightTestRun {
             // the echoes carrying the edge's last view of the uplink) before the totals are
             // read: 1.5 × the largest RTT seen, 0.1 s to 2 s.
             mediaEnded = .now
+            if isAdaptive, settlement == nil {
+                settlement = judgeVerdict().settlement(
+                    afterSeconds: Double(samples.count), maximumSeconds: options.duration.maximum.inSeconds,
+                    roundTripLoss: media.meter.roundTripLoss)
+            }
             media.stopSending()
             ice.stopWatchingLiveness()
             let drain = min(max(1.5 * media.meter.roundTrips.max, 100), 2000)
@@ -179,7 +186,7 @@ extension PreflightTestRun {
         if application == TestApplication.recordPlayback.rawValue {
             group.post(.maximumDurationReached, to: inputs, after: options.maximumDuration)
         } else {
-            group.post(.testEnded, to: inputs, after: options.duration)
+            group.post(.testEnded, to: inputs, after: options.duration.maximum)
         }
     }
 

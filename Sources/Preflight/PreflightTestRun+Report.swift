@@ -32,6 +32,7 @@ extension PreflightTestRun {
         report.timeline = timeline.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
         report.iceCandidatePairs = pairs
         report.iceCandidateErrors = errors
+        report.verdictSettlement = settlement
         return report
     }
 
@@ -49,6 +50,30 @@ extension PreflightTestRun {
         }
         // After the media ended nothing more is sent, reports included.
         if media.isSending { media.sendReport(at: now) }
+        if isAdaptive, mediaEnded == nil, settlement == nil {
+            let judgement = judgeVerdict()
+            if judgement.settled {
+                settlement = judgement.settlement(
+                    afterSeconds: Double(samples.count), maximumSeconds: options.duration.maximum.inSeconds,
+                    roundTripLoss: media.meter.roundTripLoss)
+                inputs.yield(.testEnded)
+            }
+        }
+    }
+
+    /// Whether this test ends when its verdict settles: an adaptive duration on the echo
+    /// application (record-playback lasts as long as the edge's application).
+    var isAdaptive: Bool {
+        options.duration.isAdaptive && application != TestApplication.recordPlayback.rawValue
+    }
+
+    /// The verdict as the evidence stands.
+    func judgeVerdict() -> VerdictJudgement {
+        let meter = media.meter
+        let judge = VerdictJudge(maximumSamples: Int(min(max(options.duration.maximum.inSeconds, 1), 86_400)))
+        return judge.judge(VerdictEvidence(
+            samples: samples, roundTrips: meter.roundTrips, roundTripLoss: meter.roundTripLoss,
+            raised: Set(warnings.raisedRecords.compactMap { QualityWarning(rawValue: $0.name) })))
     }
 
     /// The closing sample, unless a tick took one within half a second of the media's end:

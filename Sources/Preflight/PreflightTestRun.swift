@@ -51,6 +51,8 @@ struct PreflightTestRun {
     var lastSample: ContinuousClock.Instant?
     /// When the test's media ended: sending stops, and what is still in flight drains.
     var mediaEnded: ContinuousClock.Instant?
+    /// An adaptive test's end: when and why its verdict settled (or that the maximum came first).
+    var settlement: VerdictSettlement?
 
     /// Runs the test and finishes it with its report or error.
     static func run(_ test: PreflightTest, startTime: Int64) async {
@@ -96,6 +98,13 @@ struct PreflightTestRun {
     private static func perform(_ test: PreflightTest, options: PreflightOptions, startTime: Int64) async throws(PreflightError) -> PreflightReport {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
+        }
+        // An adaptive test needs two samples to judge; an hour is the longest any test runs.
+        let shortest: Duration = options.duration.isAdaptive ? .seconds(2) : .milliseconds(1)
+        guard options.duration.maximum >= shortest, options.duration.maximum <= .seconds(3600) else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "the test's duration must be \(options.duration.isAdaptive ? "2 s" : "above 0") to 3600 s, got \(options.duration.maximum)")
         }
         let offeredCodecs = try AudioCodecs.offer(options.preferredAudioCodecs)
         let origin = ContinuousClock.now

@@ -52,6 +52,13 @@ public enum ReportText {
             }
             lines.append("  Roaming      chose \(selection.selectedEdge) of \(figures.joined(separator: ", "))")
         }
+        if let settlement = report.verdictSettlement {
+            lines.append(
+                (settlement.settled
+                    ? String(format: "  Adaptive     verdict settled after %.0f s of %.0f: ", settlement.afterSeconds, settlement.maximumSeconds)
+                    : String(format: "  Adaptive     not settled within the %.0f s maximum: ", settlement.maximumSeconds))
+                    + settlement.reason)
+        }
         let raised = report.warnings.map(\.name)
         lines.append("  Warnings     \(raised.isEmpty ? "none raised" : raised.joined(separator: ", "))"
             + (report.warningsCleared.isEmpty ? "" : "; cleared: \(report.warningsCleared.map(\.name).joined(separator: ", "))"))

@@ -31,9 +31,11 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "The access token for --edge-url (see `preflight token`).")
     public var token: String?
 
-    /// Seconds of media for the echo application.
-    @Option(help: "Seconds of media in an echo test (1-300).")
-    public var duration: Int = 10
+    /// Seconds of media for the echo application, or `adaptive[:MAX]`.
+    @Option(help: ArgumentHelp(
+        "Seconds of media in an echo test (1-300), or adaptive[:MAX]: end as soon as the verdict is settled, at MAX seconds (2-300, default 30) at the latest.",
+        valueName: "seconds|adaptive[:max]"))
+    public var duration: String = "10"
 
     /// The local edge's test application (with ``edgeURL`` the token's grant chooses it).
     @Option(help: "The local edge's test application: echo (default) or record-playback. With --edge-url the token chooses it.")
@@ -116,7 +118,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         edgeURL = try OldSpelling.merge(edgeOldSpelling, into: edgeURL, oldName: "--edge", newName: "--edge-url")
         application = try OldSpelling.merge(applicationOldSpelling, into: application, oldName: "--app", newName: "--application")
         (edgeOldSpelling, applicationOldSpelling) = (nil, nil)
-        guard (1...300).contains(duration) else { throw ValidationError("--duration must be 1 to 300 seconds, got \(duration)") }
+        _ = try testDuration()
         guard (1...120).contains(signalingTimeout) else {
             throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
         }
@@ -220,7 +222,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         }
         defer { audio.close() }
         var options = PreflightOptions(
-            accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: CodecList.parse(codec), duration: .seconds(duration),
+            accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: CodecList.parse(codec), duration: (try? testDuration()) ?? .seconds(10),
             signalingTimeout: .seconds(signalingTimeout), iceTimeout: .milliseconds(Int64(iceTimeout * 1000)),
             mediaTimeout: .milliseconds(Int64(mediaTimeout * 1000)),
             iceServers: iceServers,
@@ -269,3 +271,21 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 extension TestApplication: ExpressibleByArgument {}
 
 extension ICETransportPolicy: ExpressibleByArgument {}
+
+extension RunCommand {
+    /// `--duration`: whole seconds (1–300) or `adaptive[:MAX]` (MAX 2–300, default 30).
+    func testDuration() throws -> TestDuration {
+        let text = duration.trimmingCharacters(in: .whitespaces).lowercased()
+        if text == "adaptive" { return .adaptive(maximum: TestDuration.defaultAdaptiveMaximum) }
+        if text.hasPrefix("adaptive:") {
+            guard let maximum = Int(text.dropFirst("adaptive:".count)), (2...300).contains(maximum) else {
+                throw ValidationError("--duration adaptive:MAX needs MAX from 2 to 300 seconds, got \"\(duration.prefix(40))\"")
+            }
+            return .adaptive(maximum: .seconds(maximum))
+        }
+        guard let seconds = Int(text), (1...300).contains(seconds) else {
+            throw ValidationError("--duration must be 1 to 300 seconds or adaptive[:MAX], got \"\(duration.prefix(40))\"")
+        }
+        return .seconds(seconds)
+    }
+}

@@ -37,6 +37,49 @@ import Testing
             #expect(try #require(test.endTime) >= test.startTime)
         }
     }
+
+    /// An adaptive test on loopback (no loss, sub-millisecond RTT) ends as soon as its verdict
+    /// settles, well before its maximum, and says so in the report; a fixed test has no such record.
+    @Test func anAdaptiveTestEndsWhenItsVerdictSettles() async throws {
+        try await LocalEdge.withRunning { edge in
+            let token = try await edge.token(application: .echo)
+            let test = PreflightTest.run(options: PreflightOptions(
+                accessToken: token, edgeURL: edge.signalingURL, duration: .adaptive(maximum: .seconds(20))))
+            var samples: [StatsSample] = []
+            var final: PreflightReport?
+            for await event in test.events() {
+                switch event {
+                case .sample(let sample): samples.append(sample)
+                case .completed(let report): final = report
+                case .failed(let error, _): Issue.record("test failed: \(error)")
+                default: break
+                }
+            }
+            let report = try #require(final)
+            let settlement = try #require(report.verdictSettlement)
+            #expect(settlement.settled)
+            #expect(settlement.afterSeconds >= 2 && settlement.afterSeconds < 20)
+            #expect(settlement.maximumSeconds == 20)
+            #expect(abs(Double(samples.count) - settlement.afterSeconds) <= 1)
+            #expect(report.callQuality == .excellent)
+            #expect(settlement.meanMOSLower > 4.2 && settlement.meanMOSLower <= report.networkStats.mos.average)
+            #expect(settlement.warningsUndecided.isEmpty && settlement.warningsRaised.isEmpty)
+            #expect(settlement.roundTrips >= 100 && settlement.roundTripsLost == 0)
+            // The record survives the report's JSON.
+            let decoded = try JSONDecoder().decode(PreflightReport.self, from: try JSONEncoder().encode(report))
+            #expect(decoded.verdictSettlement == settlement)
+        }
+    }
+
+    @Test func anAdaptiveMaximumBelowTwoSecondsIs70005() async throws {
+        let test = PreflightTest.run(options: PreflightOptions(
+            accessToken: "x", edgeURL: "ws://127.0.0.1:9/signaling", duration: .adaptive(maximum: .seconds(1))))
+        var failure: PreflightError?
+        for await event in test.events() {
+            if case .failed(let error, _) = event { failure = error }
+        }
+        #expect(failure?.code == .invalidArgument)
+    }
 }
 
 /// Checks every field of a completed report against its samples and the definitions.

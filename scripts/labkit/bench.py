@@ -99,9 +99,9 @@ class Bench:
         self.token = token.stdout.strip()
         time.sleep(0.3)
 
-    def run_preflight(self, label: str) -> dict:
-        argv = [str(self.binary), "run", "--edge-url", self.url, "--token", self.token, "--duration", str(self.duration),
-                "--codec", self.codec, "--json"]
+    def run_preflight(self, label: str, duration: str | None = None) -> dict:
+        argv = [str(self.binary), "run", "--edge-url", self.url, "--token", self.token,
+                "--duration", duration or str(self.duration), "--codec", self.codec, "--json"]
         if self.fault:
             argv += ["--measurement-fault", self.fault]
         result = self.lab.run_on("client", argv, timeout=self.duration + 60)
@@ -306,6 +306,9 @@ def print_table(checks: list[Check], file=sys.stdout) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if "--adaptive" in (argv if argv is not None else sys.argv[1:]):
+        from labkit import adaptive
+        return adaptive.main([a for a in (argv if argv is not None else sys.argv[1:]) if a != "--adaptive"])
     parser = argparse.ArgumentParser(prog="bench-accuracy", description="Preflight's measurements against the lab's ground truth and irtt.")
     parser.add_argument("--quick", action="store_true", help="10 s runs (CI); without it 30 s runs and time-to-verdict against 30 s")
     parser.add_argument("--duration", type=int, help="seconds per run (overrides --quick's 10 / the full 30)")

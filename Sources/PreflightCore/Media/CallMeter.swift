@@ -29,6 +29,9 @@ public struct CallMeter: Sendable {
     public private(set) var uplinkTotals: UplinkReport?
     /// Every RTT measured, ms.
     public private(set) var roundTrips = RunningSummary()
+    /// Every packet's round trip, echoed or lost, from the echoes' original sequence numbers
+    /// (an adaptive test's loss evidence).
+    public private(set) var roundTripLoss = RoundTripLoss()
     /// A deliberately wrong meter for the accuracy benchmark's self-check: a reordered downlink
     /// packet is not counted, so it shows as lost. Never set outside that check.
     @_spi(Testing) public var countsReorderedAsLost = false
@@ -94,6 +97,11 @@ public struct CallMeter: Sendable {
         guard milliseconds.isFinite, milliseconds >= 0 else { return }
         intervalRTT.add(milliseconds)
         roundTrips.add(milliseconds)
+    }
+
+    /// Records that the packet sent with `sequenceNumber` came back as an echo.
+    public mutating func recordEcho(of sequenceNumber: UInt16) {
+        roundTripLoss.recordEcho(of: sequenceNumber)
     }
 
     /// Records the edge's cumulative view of the uplink.

@@ -3,6 +3,7 @@ extension PreflightReport {
         case callSid, edge, selectedEdge, iceCandidates, selectedIceCandidatePair, networkStats, statsSamples
         case callQuality, warnings, warningsCleared, networkTiming, isTurnRequired
         case application, uplink, downlink, eModelMOS, error, timeline, iceCandidatePairs, iceCandidateErrors, edgeSelection
+        case verdictSettlement
     }
 
     /// Decodes a report. Missing arrays and objects decode as empty; `isTurnRequired` is read
@@ -42,6 +43,7 @@ extension PreflightReport {
         iceCandidatePairs = try container.decodeIfPresent([ICECandidatePairRecord].self, forKey: .iceCandidatePairs) ?? []
         iceCandidateErrors = try container.decodeIfPresent([ICECandidateErrorRecord].self, forKey: .iceCandidateErrors) ?? []
         edgeSelection = try container.decodeIfPresent(EdgeSelection.self, forKey: .edgeSelection)
+        verdictSettlement = try container.decodeIfPresent(VerdictSettlement.self, forKey: .verdictSettlement)
     }
 
     /// Encodes the report in the reference shape (`isTurnRequired` as a string, omitted when `nil`).
@@ -69,5 +71,6 @@ extension PreflightReport {
         if !iceCandidatePairs.isEmpty { try container.encode(iceCandidatePairs, forKey: .iceCandidatePairs) }
         if !iceCandidateErrors.isEmpty { try container.encode(iceCandidateErrors, forKey: .iceCandidateErrors) }
         try container.encodeIfPresent(edgeSelection, forKey: .edgeSelection)
+        try container.encodeIfPresent(verdictSettlement, forKey: .verdictSettlement)
     }
 }

@@ -57,6 +57,9 @@ public struct PreflightReport: Sendable, Hashable, Codable {
     /// How roaming chose the edge (``EdgeOption/roaming(_:)``): each candidate's RTT and the one
     /// used; `nil` for a test run against one edge.
     public var edgeSelection: EdgeSelection?
+    /// An adaptive test's end: when and why its verdict settled (``TestDuration/adaptive(maximum:)``);
+    /// `nil` for a fixed duration. Added beside Twilio's fields.
+    public var verdictSettlement: VerdictSettlement?
 
     /// Creates a report; every field defaults to empty.
     public init(

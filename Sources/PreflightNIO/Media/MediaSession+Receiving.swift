@@ -76,6 +76,7 @@ extension MediaSession {
                 let roundTrip = Double(arrivalMicroseconds) - Double(echo.clientSendMicroseconds) - Double(echo.holdMicroseconds)
                 state.meter.recordRTT(roundTrip / 1000)
                 state.echoRoundTrips += 1
+                state.meter.recordEcho(of: echo.originalSequence)
                 state.meter.recordUplink(echo.uplink)
             }
             state.meter.recordReceived(

@@ -1,0 +1,141 @@
+import PreflightCore
+import Testing
+
+/// ``VerdictJudge`` on simulated tests: per-packet RTTs and round-trip fates from a seeded
+/// generator, samples as the meter takes them (per-second mean RTT and loss, MOS of those), and
+/// the warnings the real ``WarningsEngine`` raises on them.
+@Suite struct VerdictJudgeTests {
+    struct Path {
+        var rtt: Double
+        var rttSpread: Double = 1
+        var jitter: Double = 0.2
+        var loss: Double = 0
+        var burst: Double = 1
+    }
+
+    /// `seconds` of a 50 packets/s echo test over `path`: the evidence after each second.
+    static func simulate(_ path: Path, seconds: Int, seed: UInt64) -> [VerdictEvidence] {
+        var random = SplitMix64(seed: seed)
+        var roundTrips = RunningSummary()
+        var loss = RoundTripLoss()
+        var engine = WarningsEngine()
+        var samples: [StatsSample] = []
+        var evidence: [VerdictEvidence] = []
+        var inBurst = false
+        // A two-state loss process with the given mean loss and mean burst length.
+        let leave = 1 / path.burst
+        let enter = path.loss * leave / max(1e-9, 1 - path.loss)
+        var sequence = 0
+        for second in 0..<seconds {
+            var rtts = RunningSummary()
+            var lostThisSecond = 0
+            for _ in 0..<50 {
+                inBurst = inBurst ? Double.random(in: 0..<1, using: &random) >= leave : Double.random(in: 0..<1, using: &random) < enter
+                if inBurst {
+                    lostThisSecond += 1
+                } else {
+                    let rtt = max(0, path.rtt + Double.random(in: -1...1, using: &random) * path.rttSpread * 1.732)
+                    rtts.add(rtt)
+                    roundTrips.add(rtt)
+                    loss.recordEcho(of: UInt16(truncatingIfNeeded: sequence))
+                }
+                sequence += 1
+            }
+            let fraction = 100 * Double(lostThisSecond) / 50
+            let rtt = rtts.count > 0 ? rtts.mean : path.rtt
+            let sample = StatsSample(
+                timestamp: Double(second), rtt: rtt, jitter: path.jitter,
+                mos: MeanOpinionScore.mos(rtt: rtt, jitter: path.jitter, packetLossPercent: fraction),
+                packetsLostFraction: fraction, audioInputLevel: 8000 + 3000 * (second % 2), audioOutputLevel: 9000 - 3000 * (second % 2))
+            samples.append(sample)
+            _ = engine.ingest(sample)
+            evidence.append(VerdictEvidence(
+                samples: samples, roundTrips: roundTrips, roundTripLoss: loss,
+                raised: Set(engine.raisedRecords.compactMap { QualityWarning(rawValue: $0.name) })))
+        }
+        return evidence
+    }
+
+    /// The first second whose evidence settles the verdict, and that judgement.
+    static func firstSettled(_ path: Path, seconds: Int = 30, seed: UInt64) -> (Int, VerdictJudgement)? {
+        let judge = VerdictJudge(maximumSamples: 30)
+        for (index, evidence) in simulate(path, seconds: seconds, seed: seed).enumerated() {
+            let judgement = judge.judge(evidence)
+            if judgement.settled { return (index + 1, judgement) }
+        }
+        return nil
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aCleanPathSettlesExcellentWithinThreeSeconds(seed: UInt64) throws {
+        let (second, judgement) = try #require(Self.firstSettled(Path(rtt: 0.5, rttSpread: 0.1), seed: seed))
+        #expect(second <= 3)
+        #expect(judgement.band == .excellent)
+        #expect(judgement.raised.isEmpty)
+        #expect(Set(judgement.ruledOut) == Set(QualityWarning.allCases))
+    }
+
+    @Test func oneSampleIsNeverEnough() {
+        let evidence = Self.simulate(Path(rtt: 0.5), seconds: 1, seed: 1)
+        #expect(!VerdictJudge(maximumSamples: 30).judge(evidence[0]).settled)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func heavyLossCannotSettleBeforeTheLossWarningCouldBeRaised(seed: UInt64) {
+        // 5 % of round trips lost: the rules raise high-packets-lost-fraction at the 7th sample at
+        // the earliest, and it cannot be ruled out before; by the 30th it is raised.
+        let judge = VerdictJudge(maximumSamples: 30)
+        let evidence = Self.simulate(Path(rtt: 40, loss: 0.05), seconds: 30, seed: seed)
+        for early in evidence.prefix(WarningsEngine.packetLossWindow - 1) {
+            let judgement = judge.judge(early)
+            #expect(!judgement.settled)
+            #expect(judgement.undecided.contains(.highPacketsLostFraction))
+        }
+        #expect(judge.judge(evidence[29]).raised.contains(.highPacketsLostFraction))
+    }
+
+    @Test func aMeanOnABandEdgeDoesNotSettle() {
+        // Round-trip loss giving a mean MOS of about 4.2, the excellent/great edge: no band.
+        var edgeLoss = 0.0
+        while MeanOpinionScore.mos(rtt: 20, jitter: 0.2, packetLossPercent: edgeLoss * 100) > 4.2 { edgeLoss += 0.0005 }
+        let judge = VerdictJudge(maximumSamples: 30)
+        let evidence = Self.simulate(Path(rtt: 20, loss: edgeLoss), seconds: 12, seed: 7)
+        #expect(evidence.allSatisfy { !judge.judge($0).settled })
+        let last = judge.judge(evidence[evidence.count - 1])
+        #expect(last.meanMOSLower < 4.2 && last.meanMOSUpper > 4.2)
+    }
+
+    @Test func burstyLossIsLessCertainThanRandomLoss() {
+        let judge = VerdictJudge(maximumSamples: 30)
+        let random = judge.judge(Self.simulate(Path(rtt: 40, loss: 0.02), seconds: 10, seed: 3)[9])
+        let bursty = judge.judge(Self.simulate(Path(rtt: 40, loss: 0.02, burst: 4), seconds: 10, seed: 3)[9])
+        #expect(bursty.meanMOSUpper - bursty.meanMOSLower > random.meanMOSUpper - random.meanMOSLower)
+    }
+
+    @Test func anRTTNearTheWarningThresholdIsNotRuledOut() {
+        let judge = VerdictJudge(maximumSamples: 30)
+        let evidence = Self.simulate(Path(rtt: 397, rttSpread: 20), seconds: 6, seed: 5)
+        #expect(judge.judge(evidence[5]).undecided.contains(.highRTT))
+        // Farther (a second's mean of 50 packets varies by 20/√50 ≈ 3 ms), the same spread rules it out.
+        let far = Self.simulate(Path(rtt: 370, rttSpread: 20), seconds: 6, seed: 5)
+        #expect(judge.judge(far[5]).ruledOut.contains(.highRTT))
+    }
+
+    @Test func warningsThatNeedMoreSamplesThanTheMaximumAreRuledOut() {
+        let judge = VerdictJudge(maximumSamples: 5)
+        let judgement = judge.judge(Self.simulate(Path(rtt: 40, loss: 0.06), seconds: 3, seed: 1)[2])
+        #expect(judgement.ruledOut.contains(.highPacketsLostFraction))
+        #expect(judgement.ruledOut.contains(.constantAudioInputLevel))
+    }
+
+    @Test func theLossPosteriorCoversTheTruthAndShrinksWithEvidence() {
+        let few = LossPosterior(lost: 2, trials: 100, meanLossRun: 1)
+        let many = LossPosterior(lost: 20, trials: 1000, meanLossRun: 1)
+        #expect(few.quantile(0.05) < 0.02 && few.quantile(0.95) > 0.02)
+        #expect(many.quantile(0.95) - many.quantile(0.05) < few.quantile(0.95) - few.quantile(0.05))
+        // No loss in 300: Jeffreys' one-sided 95 % bound is about 3.84 / (2 · 300).
+        let none = LossPosterior(lost: 0, trials: 300, meanLossRun: 1).quantile(0.95)
+        #expect(none > 0.004 && none < 0.009)
+        #expect(abs(few.weights.reduce(0, +) - 1) < 1e-9)
+    }
+}
