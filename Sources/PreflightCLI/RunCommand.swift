@@ -274,7 +274,7 @@ extension ICETransportPolicy: ExpressibleByArgument {}
 
 extension RunCommand {
     /// `--duration`: whole seconds (1–300) or `adaptive[:MAX]` (MAX 2–300, default 30).
-    func testDuration() throws -> TestDuration {
+    public func testDuration() throws -> TestDuration {
         let text = duration.trimmingCharacters(in: .whitespaces).lowercased()
         if text == "adaptive" { return .adaptive(maximum: TestDuration.defaultAdaptiveMaximum) }
         if text.hasPrefix("adaptive:") {

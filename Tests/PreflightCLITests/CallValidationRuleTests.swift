@@ -43,6 +43,12 @@ import Testing
         (["load", "--calls", "2", "--sessions", "2"], "give exactly one of --sessions (echo sessions) and --calls (two-party calls)"),
         (["load"], "give exactly one of --sessions (echo sessions) and --calls (two-party calls)"),
         (["load", "--calls", "2", "--duration", "0"], "--duration must be 1 to 120, got 0"),
+        (["load", "--sessions", "2001"], "--sessions must be 1 to 2000, got 2001"),
+        (["load", "--sessions", "16001", "--generator", "/bin/true"], "--sessions must be 1 to 16000, got 16001"),
+        (["load", "--calls", "2", "--generator", "/bin/true"], "--generator runs echo sessions: give --sessions, not --calls"),
+        (["load", "--sessions", "2", "--", "--cpu", "1"], "arguments after `--` are for a --generator"),
+        (["load", "--sessions", "2", "--media-threads", "0"], "--media-threads must be 1 to 64, got 0"),
+        (["serve", "--media-threads", "65"], "--media-threads (PREFLIGHT_MEDIA_THREADS) must be 1 to 64, got 65"),
     ] as [([String], String)])
     func listenAndLoadRefuse(arguments: [String], rule: String) {
         #expect(ValidationRuleTests.rejection(arguments) == rule)

@@ -91,6 +91,15 @@ import Testing
         #expect(CommandFailure(error).description.hasPrefix("error 530"))
     }
 
+    @Test func adaptiveDurationParses() throws {
+        let adaptive = try #require(try PreflightCommand.parseAsRoot(["run", "--duration", "adaptive"]) as? RunCommand)
+        #expect(try adaptive.testDuration() == .adaptive(maximum: .seconds(30)))
+        let bounded = try #require(try PreflightCommand.parseAsRoot(["run", "--duration", "adaptive:12"]) as? RunCommand)
+        #expect(try bounded.testDuration() == .adaptive(maximum: .seconds(12)))
+        let fixed = try #require(try PreflightCommand.parseAsRoot(["run", "--duration", "7"]) as? RunCommand)
+        #expect(try fixed.testDuration() == .seconds(7))
+    }
+
     @Test func recordPlaybackAgainstTheLocalEdgeIsChosenByApplication() throws {
         let command = try #require(try PreflightCommand.parseAsRoot(["--application", "record-playback"]) as? RunCommand)
         #expect(command.application == .recordPlayback)

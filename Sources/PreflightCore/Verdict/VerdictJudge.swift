@@ -11,7 +11,8 @@ import Foundation
 ///   probability's posterior from every packet's fate, widened for bursty loss
 ///   (``LossPosterior``). The MOS formula is monotone in each input, so the bounds are the MOS
 ///   of the inputs' bounds, moved by the samples' own difference between the mean of MOS and
-///   the MOS of the means. The band is decided when both bounds fall in the same band.
+///   the MOS of the means. The band is decided when both bounds fall in the same band, and the
+///   samples' own mean MOS (what the report says) is in that band too.
 /// - **The warnings**: one raised by the rules is decided; one not raised is ruled out when the
 ///   chance that the rules would raise it within the maximum, predicted from the same
 ///   uncertainty, is below 5 %.
@@ -60,7 +61,12 @@ public struct VerdictJudge: Sendable {
         let upper = MeanOpinionScore.mos(
             rtt: max(0, rttMean - z * rttError), jitter: max(0, jitters.mean - z * jitterError), packetLossPercent: lossLow) + gap
         let lowBand = CallQuality(averageMOS: lower)
-        let band = lowBand != nil && lowBand == CallQuality(averageMOS: upper) ? lowBand : nil
+        // What the report would say now: the samples' own mean. Early seconds can read lower than
+        // the path (packets reordered at the start count as lost until they arrive), so the
+        // report's band must also be the band the evidence gives before the test may end.
+        let reported = samples.isEmpty ? nil : CallQuality(averageMOS: scores.mean)
+        let bounded = lowBand != nil && lowBand == CallQuality(averageMOS: upper) ? lowBand : nil
+        let band = bounded != nil && bounded == reported ? bounded : nil
 
         let risks = WarningRisks(
             judge: self, samples: samples, rttMean: rttMean, rttError: rttError,
@@ -85,6 +91,10 @@ public struct VerdictJudge: Sendable {
         var reasons: [String] = []
         if let band {
             reasons.append("callQuality \(band) (\(bounds), one-sided 95 % bounds)")
+        } else if let bounded {
+            reasons.append(String(
+                format: "callQuality \(bounded) by the evidence (\(bounds)), but the samples' mean MOS %.2f is \(reported.map { "\($0)" } ?? "unknown") so far",
+                scores.mean))
         } else {
             reasons.append("callQuality between \(CallQuality(averageMOS: upper).map { "\($0)" } ?? "?") and \(lowBand.map { "\($0)" } ?? "?") (\(bounds))")
         }

@@ -105,6 +105,28 @@ import Testing
         #expect(last.meanMOSLower < 4.2 && last.meanMOSUpper > 4.2)
     }
 
+    /// The rtt300-j40 case of the accuracy benchmark: reordering at the start reads as a few
+    /// seconds of loss in the samples (credited back later), while every round trip came back.
+    /// The evidence gives one band, the samples' mean another: not settled until they agree.
+    @Test func theReportsOwnBandMustAgreeWithTheEvidence() {
+        let judge = VerdictJudge(maximumSamples: 30)
+        var evidence = Self.simulate(Path(rtt: 300, rttSpread: 20, jitter: 45), seconds: 6, seed: 2)
+        let artefact = [8.0, 6.0, 5.0, 0, 0, 0]
+        for index in evidence.indices {
+            for position in evidence[index].samples.indices {
+                var sample = evidence[index].samples[position]
+                sample.packetsLostFraction = artefact[position]
+                sample.mos = MeanOpinionScore.mos(rtt: sample.rtt, jitter: sample.jitter, packetLossPercent: sample.packetsLostFraction)
+                evidence[index].samples[position] = sample
+            }
+        }
+        let early = judge.judge(evidence[3])
+        let samplesBand = CallQuality(averageMOS: evidence[3].samples.map(\.mos).reduce(0, +) / 4)
+        #expect(samplesBand == .degraded)
+        #expect(CallQuality(averageMOS: early.meanMOSLower) == .fair && CallQuality(averageMOS: early.meanMOSUpper) == .fair)
+        #expect(early.band == nil && !early.settled)
+    }
+
     @Test func burstyLossIsLessCertainThanRandomLoss() {
         let judge = VerdictJudge(maximumSamples: 30)
         let random = judge.judge(Self.simulate(Path(rtt: 40, loss: 0.02), seconds: 10, seed: 3)[9])
