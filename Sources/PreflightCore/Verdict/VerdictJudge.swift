@@ -86,7 +86,9 @@ public struct VerdictJudge: Sendable {
             }
         }
         let enough = samples.count >= minimumSamples && loss.decided >= minimumRoundTrips
-        let settled = enough && band != nil && undecided.isEmpty
+        // At the maximum every rule is ruled out trivially (no window is left): that is the end
+        // of a test that did not settle, not a settled verdict.
+        let settled = enough && band != nil && undecided.isEmpty && samples.count < maximumSamples
         let bounds = String(format: "mean MOS %.2f–%.2f", lower, upper)
         var reasons: [String] = []
         if let band {
