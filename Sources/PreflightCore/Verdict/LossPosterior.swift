@@ -9,8 +9,9 @@ import Foundation
 /// `trials / (2b − 1)` independent ones. Evaluated on a grid (finer near 0, where low loss
 /// lives), which gives quantiles and expectations without special functions.
 public struct LossPosterior: Sendable {
-    /// Grid points p (loss probabilities, 0…1) and their posterior probabilities (summing to 1).
+    /// Grid points p (loss probabilities, 0…1), ascending.
     public let points: [Double]
+    /// The posterior probability of each grid point (summing to 1).
     public let weights: [Double]
     /// The burst inflation used (≥ 1).
     public let inflation: Double

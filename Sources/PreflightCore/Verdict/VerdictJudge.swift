@@ -23,8 +23,9 @@ public struct VerdictJudge: Sendable {
     public var confidence = 0.95
     /// Packets a second of the test's stream (20 ms frames): 50.
     public var packetsPerSecond = 50.0
-    /// The least evidence for any verdict: 2 samples and 100 round trips decided.
+    /// The least samples for any verdict: 2.
     public var minimumSamples = 2
+    /// The least round trips decided for any verdict: 100.
     public var minimumRoundTrips = 100
 
     /// A judge for a test of at most `maximumSamples` samples.

@@ -4,12 +4,15 @@ public struct VerdictJudgement: Sendable, Hashable {
     public var settled: Bool
     /// The band the bounds decide, when they decide one.
     public var band: CallQuality?
-    /// One-sided 95 % bounds of the expected mean MOS.
+    /// One-sided 95 % lower bound of the expected mean MOS.
     public var meanMOSLower: Double
+    /// One-sided 95 % upper bound of the expected mean MOS.
     public var meanMOSUpper: Double
-    /// The warnings raised, ruled out, and neither.
+    /// The warnings the rules raised.
     public var raised: [QualityWarning]
+    /// The warnings ruled out at 95 % (the rules would not raise them within the maximum).
     public var ruledOut: [QualityWarning]
+    /// The warnings neither raised nor ruled out.
     public var undecided: [QualityWarning]
     /// Why, in words.
     public var reason: String
