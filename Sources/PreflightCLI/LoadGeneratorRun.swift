@@ -54,14 +54,8 @@ struct LoadGeneratorRun {
 
     /// Runs the edge and the generator; returns the generator's exit status.
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Int32 {
-        let edge = try EdgeProcess.start(
-            executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
-            arguments: [
-                "--max-sessions", "\(sessions + 10)", "--max-sessions-per-account", "\(sessions + 10)",
-                "--max-connections-per-address", "\(sessions + 10)", "--max-connections", "\(max(2048, sessions + 10))",
-                // A search for the highest clean rate runs many windows on the same sessions.
-                "--max-duration", "3600", "--log-level", "warning",
-            ] + edgeArguments)
+        // A search for the highest clean rate runs many windows on the same sessions.
+        let edge = try LoadRun.startEdge(sessions: sessions, arguments: ["--max-duration", "3600"] + edgeArguments)
         defer { edge.stop() }
         progress("load: edge pid \(edge.pid) at \(edge.signalingURL); opening \(sessions) sessions for \(generator)")
         let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })

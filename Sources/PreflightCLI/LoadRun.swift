@@ -47,15 +47,20 @@ struct LoadRun {
             + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
-    func run(progress: @escaping @Sendable (String) -> Void) async throws -> Result {
-        let edge = try EdgeProcess.start(
+    /// `preflight serve` as a child process for `sessions` echo sessions from this one address
+    /// (the per-address caps raised with the count), with `arguments` besides.
+    static func startEdge(sessions: Int, arguments: [String] = []) throws(PreflightError) -> EdgeProcess {
+        try EdgeProcess.start(
             executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             arguments: [
-                // Every session comes from this one address: raise the per-address caps with the count.
                 "--max-sessions", "\(sessions + 10)", "--max-sessions-per-account", "\(sessions + 10)",
                 "--max-connections-per-address", "\(sessions + 10)", "--max-connections", "\(max(2048, sessions + 10))",
                 "--log-level", "warning",
-            ])
+            ] + arguments)
+    }
+
+    func run(progress: @escaping @Sendable (String) -> Void) async throws -> Result {
+        let edge = try Self.startEdge(sessions: sessions)
         defer { edge.stop() }
         progress("load: edge pid \(edge.pid) at \(edge.signalingURL); connecting \(sessions) sessions")
 
