@@ -43,11 +43,7 @@ extension PreflightTestRun {
             // the echoes carrying the edge's last view of the uplink) before the totals are
             // read: 1.5 × the largest RTT seen, 0.1 s to 2 s.
             mediaEnded = .now
-            if isAdaptive, settlement == nil {
-                settlement = judgeVerdict().settlement(
-                    afterSeconds: Double(samples.count), maximumSeconds: options.duration.maximum.inSeconds,
-                    roundTripLoss: media.meter.roundTripLoss)
-            }
+            if isAdaptive, settlement == nil { settlement = judgeVerdict() }
             media.stopSending()
             ice.stopWatchingLiveness()
             let drain = min(max(1.5 * media.meter.roundTrips.max, 100), 2000)

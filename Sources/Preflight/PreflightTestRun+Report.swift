@@ -51,11 +51,9 @@ extension PreflightTestRun {
         // After the media ended nothing more is sent, reports included.
         if media.isSending { media.sendReport(at: now) }
         if isAdaptive, mediaEnded == nil, settlement == nil {
-            let judgement = judgeVerdict()
-            if judgement.settled {
-                settlement = judgement.settlement(
-                    afterSeconds: Double(samples.count), maximumSeconds: options.duration.maximum.inSeconds,
-                    roundTripLoss: media.meter.roundTripLoss)
+            let record = judgeVerdict()
+            if record.settled {
+                settlement = record
                 inputs.yield(.testEnded)
             }
         }
@@ -67,13 +65,15 @@ extension PreflightTestRun {
         options.duration.isAdaptive && application != TestApplication.recordPlayback.rawValue
     }
 
-    /// The verdict as the evidence stands.
-    func judgeVerdict() -> VerdictJudgement {
+    /// The verdict as the evidence stands, as the report records it (one read of the meter).
+    func judgeVerdict() -> VerdictSettlement {
         let meter = media.meter
-        let judge = VerdictJudge(maximumSamples: Int(min(max(options.duration.maximum.inSeconds, 1), 86_400)))
-        return judge.judge(VerdictEvidence(
+        let maximum = options.duration.maximum.inSeconds
+        let judge = VerdictJudge(maximumSamples: Int(min(max(maximum, 1), 86_400)))
+        let judgement = judge.judge(VerdictEvidence(
             samples: samples, roundTrips: meter.roundTrips, roundTripLoss: meter.roundTripLoss,
             raised: Set(warnings.raisedRecords.compactMap { QualityWarning(rawValue: $0.name) })))
+        return judgement.settlement(afterSeconds: Double(samples.count), maximumSeconds: maximum, roundTripLoss: meter.roundTripLoss)
     }
 
     /// The closing sample, unless a tick took one within half a second of the media's end:
