@@ -145,6 +145,9 @@ let package = Package(
         // The V4L2 ioctls, which Swift cannot call (their request numbers are C macros); stubs
         // that return ENOSYS elsewhere.
         .target(name: "CV4L2"),
+        // recvmmsg/sendmmsg for the edge's media threads (Swift's Glibc lacks them); ENOSYS
+        // stubs elsewhere.
+        .target(name: "CMediaBatch"),
         // Devices: audio through PulseAudio on Linux, cameras through V4L2, the checks.
         .target(
             name: "PreflightDevices",
@@ -165,6 +168,7 @@ let package = Package(
             name: "PreflightEdge",
             dependencies: [
                 "PreflightCore",
+                "CMediaBatch",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -92,18 +92,17 @@ struct LoadGeneratorRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: generator)
         process.arguments = ["--mode", "edge", "--sessions-file", file.path, "--server-pid", "\(edge.pid)"] + generatorArguments
+        // Told by the termination handler: Foundation's `waitUntilExit` spins a run loop on
+        // Linux, and a core busy here would be taken from the edge or the generator it measures.
+        let (exit, exited) = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in exited.finish() }
         do {
             try process.run()
         } catch {
             throw PreflightError(code: .processLaunchFailed, message: "load: cannot start the generator \(generator)", underlying: error)
         }
         // The generator inherits standard output and error: its figures are this run's output.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
+        for await _ in exit {}
         for (_, signaling, _, session) in opened {
             if let callSid = session.callSid { await signaling.hangup(callSid: callSid, reason: "load run over") }
         }

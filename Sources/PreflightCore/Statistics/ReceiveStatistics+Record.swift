@@ -95,7 +95,7 @@ extension ReceiveStatistics {
         receivedCount = 1
         receivedPrior = 0
         expectedPrior = 0
-        for index in window.indices { window[index] = 0 }
+        window.clear()
         window[(Int(seq) >> 6) & (Self.windowWords - 1)] |= UInt64(1) << UInt64(Int(seq) & 63)
         hasTransitReference = false
         updateJitter(rtpTimestamp: rtpTimestamp, arrival: arrival, clockRate: clockRate)
@@ -107,7 +107,7 @@ extension ReceiveStatistics {
     mutating func advanceWindow(to extended: Int) {
         let distance = extended &- maxExtended
         if distance >= Self.windowSize {
-            for index in window.indices { window[index] = 0 }
+            window.clear()
         } else if distance > 1 {
             var skipped = maxExtended &+ 1
             while skipped < extended {

@@ -8,7 +8,7 @@
 ///   very next packet follows it, in which case the source is taken to have restarted and every
 ///   counter starts again from that packet.
 /// - Unlike A.1, duplicates are not counted as received: a 1024-wide bitmap of recently received
-///   extended sequence numbers (fixed size, allocated once) tells a duplicate from a late packet.
+///   extended sequence numbers (inline, no heap storage) tells a duplicate from a late packet.
 ///   ``duplicates`` and ``reordered`` are counted separately and are not loss.
 /// - A late packet older than the first counted packet lowers the base, so it is expected too.
 /// - ``lost`` = ``expected`` − ``received``, clamped at 0 (RFC 3550 §6.4.1).
@@ -46,7 +46,7 @@ public struct ReceiveStatistics: Sendable, Hashable {
     @usableFromInline var expectedPrior: Int = 0
     @usableFromInline var receivedPrior: Int = 0
     /// Bit `ext & 1023` is set when extended sequence number `ext` (within the window) arrived.
-    @usableFromInline var window: [UInt64]
+    @usableFromInline var window = SequenceWindow()
 
     /// Distinct packets counted since the source was validated (or last restarted); duplicates excluded.
     public var received: Int { receivedCount }
@@ -82,7 +82,6 @@ public struct ReceiveStatistics: Sendable, Hashable {
     ///   values below 1 are treated as 1.
     public init(minSequential: Int = ReceiveStatistics.defaultMinSequential) {
         self.minSequential = Swift.max(1, minSequential)
-        self.window = Array(repeating: 0, count: Self.windowWords)
     }
 
     /// Whether the source has passed probation.

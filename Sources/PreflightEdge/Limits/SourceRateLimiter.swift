@@ -37,13 +37,20 @@ public struct SourceRateLimiter<Source: Hashable & Sendable>: Sendable {
     /// Seconds after which an idle source's bucket is full again.
     var refillTime: Double { rate > 0 ? TokenBucket(rate: rate, burst: burst).burst / rate : .infinity }
 
+    /// The bucket `source` has now (a fresh one when it has none), for a caller that takes the
+    /// source's limit over (a verified media address keeps its bucket beside its budget).
+    func bucket(for source: Source) -> TokenBucket {
+        entries[source]?.bucket ?? TokenBucket(rate: rate, burst: burst)
+    }
+
     /// Takes a token for `source` at `now` (seconds on a monotonic clock).
     /// - Returns: whether the datagram is allowed.
     public mutating func allow(_ source: Source, at now: Double) -> Bool {
-        if var entry = entries[source] {
-            let allowed = entry.bucket.allow(at: now)
-            entry.lastSeen = now
-            entries[source] = entry
+        // One search, then a change in place through the index: a copy out and back in would
+        // hash the source twice on every datagram.
+        if let index = entries.index(forKey: source) {
+            let allowed = entries.values[index].bucket.allow(at: now)
+            entries.values[index].lastSeen = now
             return allowed
         }
         if entries.count >= capacity, now - lastSweep >= min(refillTime, 1) {

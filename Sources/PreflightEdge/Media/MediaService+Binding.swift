@@ -8,17 +8,61 @@ import Darwin
 #endif
 
 extension MediaService {
-    /// Binds a UDP socket and serves it on the event loop: datagrams are handled in the channel
-    /// pipeline, without a hop to a task per packet, and replies are flushed once per read burst.
-    /// With ``Configuration/threads`` above 1, binds that many sockets to the same port with
-    /// `SO_REUSEPORT`, each on the group's next event loop.
-    /// - Returns: the first bound channel; closing it closes the others.
+    /// Binds the UDP media port and serves it as ``Configuration/io`` says: each socket on a
+    /// thread of its own (`recvmmsg`/`sendmmsg`, Linux) or as a channel on an event loop of
+    /// `group` (datagrams handled in the pipeline, replies flushed once per read burst). With
+    /// ``Configuration/threads`` above 1, binds that many sockets to the same port with
+    /// `SO_REUSEPORT`.
+    /// - Returns: the bound port; ``MediaEndpoint/close()`` stops serving it.
     public func bind(host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton)
-        async throws -> any Channel
+        async throws -> MediaEndpoint
     {
+        #if os(Linux)
+        if configuration.io == .dedicatedThreads {
+            return try bindThreads(host: host, port: port)
+        }
+        #endif
+        return try await bindChannels(host: host, port: port, group: group)
+    }
+
+    #if os(Linux)
+    private func bindThreads(host: String, port: Int) throws -> MediaEndpoint {
+        let count = configuration.threads
+        let first = try DedicatedMediaSocket.bind(host: host, port: port, reusePort: count > 1, bufferSize: configuration.receiveBufferSize)
+        var sockets = [first]
+        do {
+            for _ in 1..<max(1, count) {
+                sockets.append(try DedicatedMediaSocket.bind(
+                    host: host, port: first.localAddress.port ?? port, reusePort: true, bufferSize: configuration.receiveBufferSize))
+            }
+        } catch {
+            for socket in sockets { socket.close() }
+            throw error
+        }
+        let pool = NIOThreadPool(numberOfThreads: count)
+        pool.start()
+        let batch = configuration.datagramsPerRead
+        for socket in sockets {
+            pool.submit { [self] state in
+                guard case .active = state else { return }
+                socket.run(service: self, batch: batch)
+            }
+        }
+        attach(.socket(first))
+        return MediaEndpoint(localAddress: first.localAddress, serving: .threads(sockets, pool))
+    }
+    #endif
+
+    private func bindChannels(host: String, port: Int, group: any EventLoopGroup) async throws -> MediaEndpoint {
         let first = try await bindSocket(host: host, port: port, group: group)
-        attach(first)
-        guard configuration.threads > 1, let boundPort = first.localAddress?.port else { return first }
+        guard let localAddress = first.localAddress else {
+            first.close(promise: nil)
+            throw IOError(errnoCode: EINVAL, reason: "the media socket has no local address")
+        }
+        attach(.channel(first))
+        guard configuration.threads > 1, let boundPort = localAddress.port else {
+            return MediaEndpoint(localAddress: localAddress, serving: .channels(first: first))
+        }
         var bound: [any Channel] = []
         do {
             for _ in 1..<configuration.threads {
@@ -29,12 +73,12 @@ extension MediaService {
             first.close(promise: nil)
             throw error
         }
-        // One lifetime: the server closes the first channel; the others follow it.
+        // One lifetime: the endpoint closes the first channel; the others follow it.
         let others = bound
         first.closeFuture.whenComplete { _ in
             for channel in others { channel.close(promise: nil) }
         }
-        return first
+        return MediaEndpoint(localAddress: localAddress, serving: .channels(first: first))
     }
 
     private func bindSocket(host: String, port: Int, group: any EventLoopGroup) async throws -> any Channel {

@@ -23,7 +23,7 @@ extension MediaService {
         /// hundreds of sessions arriving together are not dropped by the kernel before the event
         /// loop reads them (the kernel clamps it to `net.core.rmem_max`).
         public var receiveBufferSize: Int
-        /// Sockets serving the media port, each on its own event loop: 1 by default. More than one
+        /// Sockets serving the media port, each on its own thread or event loop (``io``): 1 by default. More than one
         /// binds them all with `SO_REUSEPORT`, and the kernel spreads the sources over them by
         /// their address, so a machine with more cores serves more media (1–64).
         public var threads: Int
@@ -31,14 +31,19 @@ extension MediaService {
         /// reads one at a time (`recvmsg`). Replies go out together at the end of each read burst
         /// (`sendmmsg`).
         public var datagramsPerRead: Int
+        /// How the sockets are served: ``IO/platformDefault`` by default (threads of their own
+        /// on Linux, event loops elsewhere). ``IO/dedicatedThreads`` where the platform lacks
+        /// `recvmmsg` falls back to event loops.
+        public var io: IO
 
         /// Creates a configuration; see each property for its default.
         public init(
             packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536,
             maximumRecordingFrames: Int = 500, maximumRecordingBytes: Int = 256 << 10,
             maximumTotalRecordingBytes: Int = 64 << 20, receiveBufferSize: Int = 4 << 20,
-            threads: Int = 1, datagramsPerRead: Int = 32
+            threads: Int = 1, datagramsPerRead: Int = 32, io: IO = .platformDefault
         ) {
+            self.io = io
             self.packetsPerSecondPerSource = packetsPerSecondPerSource
             self.burstPerSource = burstPerSource
             self.maximumTrackedSources = maximumTrackedSources

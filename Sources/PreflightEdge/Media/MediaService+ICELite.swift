@@ -90,7 +90,7 @@ extension MediaService {
             guard state.sessions[session.credentials.localUfrag] != nil else { return }
             if state.verified[source] == nil {
                 // The budget starts with the check that verified the address.
-                var peer = VerifiedPeer(ufrag: session.credentials.localUfrag)
+                var peer = VerifiedPeer(ufrag: session.credentials.localUfrag, rate: state.limiter.bucket(for: source))
                 peer.budget.receive(bytes: buffer.count)
                 state.verified[source] = peer
             } else {

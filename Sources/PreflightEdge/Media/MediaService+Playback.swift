@@ -34,8 +34,8 @@ extension MediaService {
     /// Builds and writes one packet of the session's stream to its verified peer.
     private func send(_ payload: [UInt8], payloadType: UInt8, marker: Bool, localUfrag: String) -> Bool {
         let now = self.now
-        let envelope = state.withLock { state -> (any Channel, AddressedEnvelope<ByteBuffer>)? in
-            guard let channel = state.channel, var session = state.sessions[localUfrag], let peer = session.peer,
+        let envelope = state.withLock { state -> (MediaOutlet, [UInt8], SocketAddress)? in
+            guard let outlet = state.outlet, var session = state.sessions[localUfrag], let peer = session.peer,
                 var verified = state.verified[peer], verified.ufrag == localUfrag
             else { return nil }
             guard let bytes = session.originate(
@@ -50,16 +50,16 @@ extension MediaService {
             state.verified[peer] = verified
             state.sessions[localUfrag] = session
             state.counters.packetsPlayedBack += 1
-            return (channel, AddressedEnvelope(remoteAddress: peer, data: ByteBuffer(bytes: bytes)))
+            return (outlet, bytes, peer)
         }
-        guard let (channel, envelope) = envelope else { return false }
+        guard let (outlet, bytes, peer) = envelope else { return false }
         datagramsSent.add(1, ordering: .relaxed)
-        channel.writeAndFlush(envelope, promise: nil)
+        outlet.send(bytes, to: peer)
         return true
     }
 
-    /// Sets the channel that playback writes to (done by ``bind(host:port:group:)``).
-    func attach(_ channel: any Channel) {
-        state.withLock { $0.channel = channel }
+    /// Sets the socket that playback and probe trains write to (done by ``bind(host:port:group:)``).
+    func attach(_ outlet: MediaOutlet) {
+        state.withLock { $0.outlet = outlet }
     }
 }

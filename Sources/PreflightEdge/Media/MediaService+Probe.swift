@@ -18,6 +18,8 @@ extension MediaService {
         var session = Session(
             credentials: credentials, key: key, application: .echo, format: .pcmu, ssrc: random.next(), sequence: random.next())
         session.probe = ProbeSession(expectedUplink: expectedUplinkBitrate, expectedDownlink: expectedDownlinkBitrate, now: now)
+        session.isProbe = true
+        session.probesUplink = expectedUplinkBitrate != nil
         state.withLock { $0.sessions[credentials.localUfrag] = session }
     }
 
@@ -95,9 +97,9 @@ extension MediaService {
             case .wait(let due):
                 let instant = origin + .nanoseconds(Int64(max(0, due - startSeconds) * 1e9))
                 guard (try? await Task.sleep(until: instant, clock: clock)) != nil else { return sent }
-            case .sent(let channel, let envelope):
+            case .sent(let outlet, let bytes, let peer):
                 datagramsSent.add(1, ordering: .relaxed)
-                channel.writeAndFlush(envelope, promise: nil)
+                outlet.send(bytes, to: peer)
                 sent += 1
             case .withheld:
                 guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return sent }
@@ -109,12 +111,12 @@ extension MediaService {
     enum ProbeStep {
         case end, idle, withheld
         case wait(Double)
-        case sent(any Channel, AddressedEnvelope<ByteBuffer>)
+        case sent(MediaOutlet, [UInt8], to: SocketAddress)
     }
 
     /// Builds the next downlink packet of a train if the peer, its freshness and the budget allow.
     private func send(train: (rate: Double, size: Int, until: Double), localUfrag: String, state: inout State, now: Double) -> ProbeStep {
-        guard let channel = state.channel, var session = state.sessions[localUfrag], var probe = session.probe else { return .end }
+        guard let outlet = state.outlet, var session = state.sessions[localUfrag], var probe = session.probe else { return .end }
         // No verified peer yet (no check passed): nothing goes anywhere, the train is dropped.
         let peer = session.peer.flatMap { state.verified[$0]?.ufrag == localUfrag ? $0 : nil }
         let wire = train.size + ProbePacket.wireOverhead(ipv6: peer?.protocol == .inet6)
@@ -135,6 +137,6 @@ extension MediaService {
         session.probe = probe
         state.sessions[localUfrag] = session
         state.counters.probePacketsSent += 1
-        return .sent(channel, AddressedEnvelope(remoteAddress: peer, data: ByteBuffer(bytes: bytes)))
+        return .sent(outlet, bytes, to: peer)
     }
 }

@@ -15,7 +15,7 @@ extension MediaService {
             counters.droppedMalformed += 1
             return nil
         }
-        if session.probe != nil {
+        if session.isProbe {
             session.probe?.lastHeard = now
             if header.payloadType == ProbePacket.payloadType {
                 // An uplink probe packet: recorded for the client, never answered.

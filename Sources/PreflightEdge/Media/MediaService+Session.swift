@@ -4,39 +4,58 @@ import PreflightCore
 // The service's state behind its one lock: sessions, verified addresses, rate limits, counters.
 extension MediaService {
     struct Session {
-        let credentials: ICELiteCredentials
-        let key: STUNIntegrityKey
+        // What every echo reads or changes comes first, so that it shares the value's first
+        // cache lines (a session is over 800 bytes; a thousand of them do not stay in cache).
         /// The test application, or `nil` for a leg of a bridged call.
         let application: TestApplication?
-        /// The call's codec: its payload type is recorded and bridged, its clock stamps what the
-        /// edge originates and scales RTCP jitter.
-        let format: AudioPayloadFormat
-        /// A bridge leg's other leg once linked: its local ufrag and what to add to this leg's
-        /// RTP timestamps for that leg's stream.
-        var partner: (ufrag: String, timestampOffset: UInt32)?
-        /// An encrypted leg's contexts: the client's key (to decrypt) and the edge's (to encrypt).
-        var srtpIn: SRTPContext?
-        var srtpOut: SRTPContext?
-        /// A bridge leg's RFC 4733 events: the receiver, and the digits the client sent (at most 256).
-        var dtmf = DTMFReceiver()
-        var digits = ""
-        let ssrc: UInt32
+        /// Whether ``probe`` is there, and whether it probes the uplink: kept apart, so that
+        /// routing a datagram reads two flags instead of copying the probe out of the session.
+        var isProbe = false
+        var probesUplink = false
         var sequence: UInt16
-        var peer: SocketAddress?
-        var uplink = ReceiveStatistics(minSequential: 1)
+        let ssrc: UInt32
         var clientSSRC: UInt32?
         var packetsSent = 0
         var octetsSent = 0
+        var firstMediaTime: Double?
+        /// The call's codec: its payload type is recorded and bridged, its clock stamps what the
+        /// edge originates and scales RTCP jitter.
+        let format: AudioPayloadFormat
+        /// An encrypted leg's contexts: the client's key (to decrypt) and the edge's (to encrypt).
+        var srtpIn: SRTPContext?
+        /// A connectivity check's leg: the publish leg's media goes to its subscribe leg.
+        var check: CheckLeg?
+        var uplink = ReceiveStatistics(minSequential: 1)
+
+        let credentials: ICELiteCredentials
+        let key: STUNIntegrityKey
+        var srtpOut: SRTPContext?
+        /// A bridge leg's other leg once linked: its local ufrag and what to add to this leg's
+        /// RTP timestamps for that leg's stream.
+        var partner: (ufrag: String, timestampOffset: UInt32)?
+        /// A bridge leg's RFC 4733 events: the receiver, and the digits the client sent (at most 256).
+        var dtmf = DTMFReceiver()
+        var digits = ""
+        var peer: SocketAddress?
         var recording: [[UInt8]] = []
         var recordingBytes = 0
         var recordingClosed = false
         /// The frames this session may record (record-playback's interval).
         var recordingFrameLimit = 0
-        var firstMediaTime: Double?
         /// A last-mile probe's state, for a probe session.
         var probe: ProbeSession?
-        /// A connectivity check's leg: the publish leg's media goes to its subscribe leg.
-        var check: CheckLeg?
+
+        init(
+            credentials: ICELiteCredentials, key: STUNIntegrityKey, application: TestApplication?, format: AudioPayloadFormat,
+            ssrc: UInt32, sequence: UInt16
+        ) {
+            self.credentials = credentials
+            self.key = key
+            self.application = application
+            self.format = format
+            self.ssrc = ssrc
+            self.sequence = sequence
+        }
 
         /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, the
         /// codec's clock at `seconds`) and counts it for the session's sender reports.
@@ -74,6 +93,9 @@ extension MediaService {
     struct VerifiedPeer {
         var ufrag: String
         var budget = SendBudget()
+        /// The source's rate limit, taken over from the ``SourceRateLimiter`` when the address
+        /// was verified: media from it is limited without a second table search per datagram.
+        var rate: TokenBucket
     }
 
     struct State {
@@ -82,6 +104,6 @@ extension MediaService {
         var limiter: SourceRateLimiter<SocketAddress>
         var recordingBytes = 0
         var counters = Counters()
-        var channel: (any Channel)?
+        var outlet: MediaOutlet?
     }
 }

@@ -25,11 +25,10 @@ public final class MediaService: Sendable {
     let state: Mutex<State>
     /// The limits in force.
     public let configuration: Configuration
-    private let clock = ContinuousClock()
     /// Datagrams read from and written to the socket, counted outside the state's lock.
     let datagramsReceived = Atomic<Int>(0)
     let datagramsSent = Atomic<Int>(0)
-    private let start: ContinuousClock.Instant
+    private let start = ContinuousSeconds()
 
     /// Creates a service with no sessions.
     public init(configuration: Configuration = Configuration()) {
@@ -37,7 +36,6 @@ public final class MediaService: Sendable {
         state = Mutex(State(limiter: SourceRateLimiter(
             rate: configuration.packetsPerSecondPerSource, burst: configuration.burstPerSource,
             capacity: configuration.maximumTrackedSources)))
-        start = clock.now
     }
 
     /// What the service has done so far.
@@ -52,7 +50,7 @@ public final class MediaService: Sendable {
     public var sessionCount: Int { state.withLock { $0.sessions.count } }
 
     /// Seconds on the service's monotonic clock.
-    public var now: Double { (clock.now - start).inSeconds }
+    public var now: Double { start.elapsed }
 
     /// Accepts checks for a session from now on and runs `application` on its media.
     /// - Parameter recordingFrames: the frames a record-playback session records (its interval
@@ -220,6 +218,11 @@ public final class MediaService: Sendable {
                     state.counters.droppedOverProbeRate += 1
                     return .drop
                 }
+            } else if let verifiedIndex {
+                guard state.verified.values[verifiedIndex].rate.allow(at: now) else {
+                    state.counters.droppedRateLimited += 1
+                    return .drop
+                }
             } else if !state.limiter.allow(source, at: now) {
                 state.counters.droppedRateLimited += 1
                 return .drop
@@ -233,7 +236,6 @@ public final class MediaService: Sendable {
                     state.counters.droppedUnverified += 1
                     return .drop
                 }
-                let ufrag = state.verified.values[verifiedIndex].ufrag
                 if route?.encrypted == true, var context = state.sessions.values[index].srtpIn {
                     // An encrypted leg: only what authenticates, once, goes on (decrypted).
                     let protected = Array(datagram.readableBytesView)
@@ -247,11 +249,13 @@ public final class MediaService: Sendable {
                     state.sessions.values[index].srtpIn = context
                 }
                 if kind == .rtp, route?.checking == true {
+                    let ufrag = state.verified.values[verifiedIndex].ufrag
                     return datagram.withUnsafeReadableBytes { bytes in
                         relayCheck(bytes, from: ufrag, source: source, state: &state, at: now)
                     }
                 }
                 if kind == .rtp, route?.bridged == true {
+                    let ufrag = state.verified.values[verifiedIndex].ufrag
                     return datagram.withUnsafeReadableBytes { bytes in
                         forward(bytes, from: ufrag, state: &state, at: now)
                     }
@@ -293,7 +297,7 @@ public final class MediaService: Sendable {
 
     /// What decides where a session's datagram goes, read without copying the session.
     private static func routing(of session: inout Session) -> (probing: Bool, encrypted: Bool, checking: Bool, bridged: Bool) {
-        (session.probe?.expectedUplink != nil, session.srtpIn != nil, session.check != nil, session.application == nil)
+        (session.probesUplink, session.srtpIn != nil, session.check != nil, session.application == nil)
     }
 
     /// What a verified test session's RTP or RTCP gets back: an echo, an RTCP report, or nothing

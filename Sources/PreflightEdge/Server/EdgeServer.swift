@@ -181,9 +181,9 @@ public final class EdgeServer: Sendable {
     }
 
     private func serve(gracefulShutdownSignals: [UnixSignal]) async throws {
-        let mediaChannel: any Channel
+        let mediaEndpoint: MediaEndpoint
         do {
-            mediaChannel = try await media.bind(host: configuration.host, port: configuration.mediaPort)
+            mediaEndpoint = try await media.bind(host: configuration.host, port: configuration.mediaPort)
         } catch {
             let failure = PreflightError(
                 code: .socketBindFailed,
@@ -191,10 +191,16 @@ public final class EdgeServer: Sendable {
             resolveReady(.failure(failure))
             throw failure
         }
-        defer { mediaChannel.close(promise: nil) }
-        guard let mediaAddress = mediaChannel.localAddress else {
-            throw PreflightError(code: .socketBindFailed, message: "edge: the media socket has no local address")
+        do {
+            try await serve(mediaAddress: mediaEndpoint.localAddress, gracefulShutdownSignals: gracefulShutdownSignals)
+        } catch {
+            await mediaEndpoint.close()
+            throw error
         }
+        await mediaEndpoint.close()
+    }
+
+    private func serve(mediaAddress: SocketAddress, gracefulShutdownSignals: [UnixSignal]) async throws {
         let webSocketResponder = makeWebSocketRouter(mediaPort: mediaAddress.port ?? 0).buildResponder()
         let (limits, limiter, tls) = (configuration.httpLimits, httpLimiter, tlsContext)
         let scheme = tls == nil ? "ws" : "wss"

@@ -1,0 +1,180 @@
+import CMediaBatch
+import NIOCore
+import Synchronization
+
+#if os(Linux)
+import Glibc
+
+/// One UDP media socket served by a thread of its own (``MediaService/Configuration/IO/dedicatedThreads``):
+/// `recvmmsg` waits for a datagram and takes every one queued with it, ``MediaService`` routes
+/// each into one reply buffer, and `sendmmsg` sends the replies together. Nothing passes through
+/// an event loop's pipeline, so a datagram costs the two system calls' share and the routing.
+///
+/// The socket is blocking: a full send buffer holds the thread at most 200 ms per batch (the
+/// datagram is then skipped), and ``stop()`` wakes a waiting read by shutting the socket's
+/// receiving side down. Other threads (playback, probe trains) send through ``send(_:to:)``,
+/// which never blocks.
+final class DedicatedMediaSocket: Sendable {
+    /// The address the socket is bound to (the port chosen when 0 was asked for).
+    let localAddress: SocketAddress
+    /// The descriptor, for the serving thread: closed only after ``run(service:batch:)`` returned.
+    private let descriptor: Int32
+    /// The same descriptor for senders on other threads; `nil` once closed, so that no send
+    /// reaches a descriptor number the process has since given to another file.
+    private let sending: Mutex<Int32?>
+    private let stopping = Atomic<Bool>(false)
+
+    /// Bytes a datagram may have: longer ones are cut, as the event-loop path cuts them.
+    static let slot = 2048
+
+    private init(descriptor: Int32, localAddress: SocketAddress) {
+        self.descriptor = descriptor
+        self.localAddress = localAddress
+        sending = Mutex(descriptor)
+    }
+
+    /// Opens and binds a socket.
+    /// - Parameter reusePort: binds with `SO_REUSEPORT`, so that several sockets share the port.
+    /// - Throws: `IOError` when the address does not resolve or the socket cannot be opened or bound.
+    static func bind(host: String, port: Int, reusePort: Bool, bufferSize: Int) throws -> DedicatedMediaSocket {
+        let address = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let fd = socket(Int32(address.protocol.rawValue), type, 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        do {
+            // No SO_REUSEADDR: on a UDP socket it lets another socket bind the same port and
+            // take its datagrams; the media threads share theirs only with SO_REUSEPORT, which
+            // the kernel allows between sockets of the same user.
+            if reusePort { try setOption(fd, SO_REUSEPORT, 1) }
+            // Kernel-clamped to net.core.rmem_max / wmem_max, as a setsockopt from NIO would be.
+            try setOption(fd, SO_RCVBUF, Int32(clamping: bufferSize))
+            try setOption(fd, SO_SNDBUF, Int32(clamping: bufferSize))
+            // A send timeout bounds how long a full send buffer holds the thread. No receive
+            // timeout: a blocking wait with one arms a kernel timer on every wake-up (a fifth more
+            // system time per datagram here); `stop` wakes the read with `shutdown` instead.
+            let timeoutSet = preflight_media_socket_set_send_timeout(fd, 200_000)
+            guard timeoutSet == 0 else { throw IOError(errnoCode: -timeoutSet, reason: "setsockopt") }
+            let bound = address.withSockAddr { Glibc.bind(fd, $0, socklen_t($1)) }
+            guard bound == 0 else { throw IOError(errnoCode: errno, reason: "bind \(address)") }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let named = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            }
+            guard named == 0, let local = withUnsafePointer(to: &storage, { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Self.address(of: $0, length: length) }
+            }) else { throw IOError(errnoCode: errno, reason: "getsockname") }
+            return DedicatedMediaSocket(descriptor: fd, localAddress: local)
+        } catch {
+            _ = Glibc.close(fd)
+            throw error
+        }
+    }
+
+    private static func setOption(_ fd: Int32, _ name: Int32, _ value: Int32) throws {
+        var value = value
+        guard setsockopt(fd, SOL_SOCKET, name, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
+            throw IOError(errnoCode: errno, reason: "setsockopt")
+        }
+    }
+
+    /// Serves the socket until ``stop()``: on the calling thread, which it blocks.
+    /// - Parameter batch: datagrams one `recvmmsg` takes (``MediaService/Configuration/datagramsPerRead``).
+    func run(service: MediaService, batch: Int) {
+        let capacity = max(1, min(batch, 1024))
+        guard let calls = preflight_media_batch_create(UInt32(capacity)) else { return }
+        defer { preflight_media_batch_destroy(calls) }
+        var received = ByteBufferAllocator().buffer(capacity: capacity * Self.slot)
+        // Replies of one batch, written in place by the service; 32 KiB holds 128 echoes.
+        var replies = ByteBufferAllocator().buffer(capacity: 32 << 10)
+        var pending: [(offset: Int, length: Int, destination: SocketAddress)] = []
+        pending.reserveCapacity(capacity)
+        var sources = SourceAddresses(capacity: service.configuration.maximumTrackedSources)
+        while !stopping.load(ordering: .relaxed) {
+            received.clear()
+            var count = 0
+            received.writeWithUnsafeMutableBytes(minimumWritableBytes: capacity * Self.slot) { space in
+                guard let base = space.baseAddress else { return 0 }
+                count = Int(preflight_media_batch_receive(calls, descriptor, base, Self.slot))
+                return count > 0 ? capacity * Self.slot : 0
+            }
+            guard count > 0 else {
+                // A signal, or the socket shut down by `stop`: look at the flag again.
+                if count == -Int(EBADF) || count == -Int(ENOTSOCK) { return }
+                continue
+            }
+            // A read that `stop` woke returns one empty "datagram" of a shut-down socket: not one.
+            if stopping.load(ordering: .relaxed) { return }
+            service.datagramsReceived.add(count, ordering: .relaxed)
+            for index in 0..<count {
+                var length = socklen_t(0)
+                guard let name = preflight_media_batch_source(calls, UInt32(index), &length),
+                    let source = sources.address(of: name, length: length),
+                    let datagram = received.getSlice(
+                        at: index * Self.slot, length: preflight_media_batch_length(calls, UInt32(index)))
+                else { continue }
+                if let (length, destination) = service.route(datagram, from: source, appendingTo: &replies) {
+                    pending.append((replies.writerIndex - length, length, destination))
+                }
+            }
+            guard !pending.isEmpty else { continue }
+            let sent = replies.withUnsafeReadableBytes { bytes -> UInt32 in
+                guard let base = bytes.baseAddress else { return 0 }
+                var ready: UInt32 = 0
+                for reply in pending {
+                    let set = reply.destination.withSockAddr { address, addressLength in
+                        preflight_media_batch_set_reply(
+                            calls, ready, base + reply.offset, reply.length, address, socklen_t(addressLength))
+                    }
+                    if set == 0 { ready += 1 }
+                }
+                return preflight_media_batch_send(calls, descriptor, ready)
+            }
+            service.datagramsSent.add(Int(sent), ordering: .relaxed)
+            pending.removeAll(keepingCapacity: true)
+            replies.clear()
+        }
+    }
+
+    /// Sends one datagram from another thread without blocking: `false` when the socket is
+    /// closed or its buffer is full.
+    func send(_ bytes: [UInt8], to destination: SocketAddress) -> Bool {
+        sending.withLock { fd in
+            guard let fd else { return false }
+            let sent = bytes.withUnsafeBytes { buffer in
+                destination.withSockAddr { sendto(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT), $0, socklen_t($1)) }
+            }
+            return sent >= 0
+        }
+    }
+
+    /// Asks the serving thread to return: `shutdown` wakes its read at once, and every read
+    /// after it returns at once, so the thread sees the flag on its next turn.
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+        sending.withLock { fd in
+            if let fd { _ = shutdown(fd, Int32(SHUT_RD)) }
+        }
+    }
+
+    /// Closes the descriptor: only once the serving thread has returned.
+    func close() {
+        sending.withLock { fd in
+            if let open = fd { _ = Glibc.close(open) }
+            fd = nil
+        }
+    }
+
+    /// The address a `sockaddr` holds; `nil` for a family other than IPv4 and IPv6.
+    static func address(of name: UnsafePointer<sockaddr>, length: socklen_t) -> SocketAddress? {
+        switch Int32(name.pointee.sa_family) {
+        case AF_INET where length >= MemoryLayout<sockaddr_in>.size:
+            return name.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { SocketAddress($0.pointee) }
+        case AF_INET6 where length >= MemoryLayout<sockaddr_in6>.size:
+            return name.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { SocketAddress($0.pointee) }
+        default:
+            return nil
+        }
+    }
+}
+#endif
