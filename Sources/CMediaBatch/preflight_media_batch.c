@@ -107,6 +107,9 @@ unsigned preflight_media_batch_send(preflight_media_batch *batch, int fd, unsign
 	while (done < count) {
 		int r = sendmmsg(fd, batch->out + done, count - done, 0);
 		if (r < 0 && errno == EINTR) continue;
+		/* The send timeout passed (a full socket buffer): the rest of the batch is dropped, so
+		 * that the thread waits at most one timeout a batch and reads on. */
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
 		if (r <= 0) {
 			done += 1; /* the first datagram was refused: skip it */
 			continue;

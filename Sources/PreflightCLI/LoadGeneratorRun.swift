@@ -103,6 +103,11 @@ struct LoadGeneratorRun {
         }
         // The generator inherits standard output and error: its figures are this run's output.
         for await _ in exit {}
+        // Cancelled while it ran: it stops with the run (its exit status is read only once it exited).
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
         for (_, signaling, _, session) in opened {
             if let callSid = session.callSid { await signaling.hangup(callSid: callSid, reason: "load run over") }
         }

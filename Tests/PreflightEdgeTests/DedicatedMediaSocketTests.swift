@@ -47,11 +47,11 @@ import Testing
         }
     }
 
-    @Test func datagramsLongerThanASlotAreCutAndTheThreadServesOn() async throws {
+    @Test func datagramsLongerThanASlotAreDroppedAndTheThreadServesOn() async throws {
         let service = MediaService(configuration: .init(io: .dedicatedThreads))
         let server = try await service.bind(host: "127.0.0.1", port: 0)
-        // 4 KiB of junk and a Binding request that big: each is cut to 2 KiB, refused as what it
-        // then is, and the thread answers the next datagram.
+        // 4 KiB of junk and a Binding request that big: each is cut by the kernel to the 2 KiB
+        // slot, so each is dropped as malformed, and the thread answers the next datagram.
         var bigRequest = ByteBuffer(bytes: try STUNMessage(type: .bindingRequest, attributes: []).encoded())
         bigRequest.writeRepeatingByte(0, count: 4000)
         let answered = try await Self.answersBinding(
@@ -59,7 +59,21 @@ import Testing
         await server.close()
         #expect(answered)
         #expect(service.counters.datagramsReceived == 3)
+        #expect(service.counters.droppedMalformed == 2)
         #expect(service.counters.bindingsAnswered == 1)
+    }
+
+    @Test func closesFromSeveralTasksAtOnceWaitForOneClose() async throws {
+        let service = MediaService(configuration: .init(threads: 2, io: .dedicatedThreads))
+        let server = try await service.bind(host: "127.0.0.1", port: 0)
+        #expect(try await Self.answersBinding(at: server.localAddress, after: []))
+        await withTaskGroup(of: Void.self) { closes in
+            for _ in 0..<8 { closes.addTask { await server.close() } }
+        }
+        // Every close returned after the one close: the port is free at once.
+        let again = try DedicatedMediaSocket.bind(
+            host: "127.0.0.1", port: server.localAddress.port ?? 0, reusePort: false, bufferSize: 1 << 16)
+        again.close()
     }
 
     @Test func servesIPv6() async throws {

@@ -32,8 +32,8 @@ int preflight_media_batch_set_reply(preflight_media_batch *batch, unsigned index
                                     const struct sockaddr *address, socklen_t address_length);
 
 /// Sends replies 0..<count with as few sendmmsg calls as the socket allows; a datagram the
-/// kernel refuses (its route gone, the send timeout passed) is skipped, not retried. Returns how
-/// many were sent.
+/// kernel refuses (its route gone) is skipped, not retried, and once the send timeout passes
+/// (a full socket buffer) the rest are dropped. Returns how many were sent.
 unsigned preflight_media_batch_send(preflight_media_batch *batch, int fd, unsigned count);
 
 /// SO_SNDTIMEO: how long a blocking send waits for room in the socket's buffer. 0 or -errno.

@@ -10,8 +10,8 @@ import Glibc
 /// each into one reply buffer, and `sendmmsg` sends the replies together. Nothing passes through
 /// an event loop's pipeline, so a datagram costs the two system calls' share and the routing.
 ///
-/// The socket is blocking: a full send buffer holds the thread at most 200 ms per batch (the
-/// datagram is then skipped), and ``stop()`` wakes a waiting read by shutting the socket's
+/// The socket is blocking: a full send buffer holds the thread at most 200 ms per batch (the rest
+/// of the batch is then dropped), and ``stop()`` wakes a waiting read by shutting the socket's
 /// receiving side down. Other threads (playback, probe trains) send through ``send(_:to:)``,
 /// which never blocks.
 final class DedicatedMediaSocket: Sendable {
@@ -23,24 +23,39 @@ final class DedicatedMediaSocket: Sendable {
     /// reaches a descriptor number the process has since given to another file.
     private let sending: Mutex<Int32?>
     private let stopping = Atomic<Bool>(false)
+    /// The message headers, vectors and addresses of one `recvmmsg`/`sendmmsg`: used by the
+    /// serving thread alone, freed by ``close()`` (after the thread returned).
+    private nonisolated(unsafe) let calls: OpaquePointer
+    /// Datagrams one call takes, the capacity of ``calls``.
+    let batch: Int
 
-    /// Bytes a datagram may have: longer ones are cut, as the event-loop path cuts them.
+    /// Bytes a datagram may have: a longer one is dropped (and counted as malformed).
     static let slot = 2048
 
-    private init(descriptor: Int32, localAddress: SocketAddress) {
+    private init(descriptor: Int32, localAddress: SocketAddress, calls: OpaquePointer, batch: Int) {
         self.descriptor = descriptor
         self.localAddress = localAddress
+        self.calls = calls
+        self.batch = batch
         sending = Mutex(descriptor)
     }
 
     /// Opens and binds a socket.
     /// - Parameter reusePort: binds with `SO_REUSEPORT`, so that several sockets share the port.
-    /// - Throws: `IOError` when the address does not resolve or the socket cannot be opened or bound.
-    static func bind(host: String, port: Int, reusePort: Bool, bufferSize: Int) throws -> DedicatedMediaSocket {
+    /// - Parameter batch: datagrams one `recvmmsg` takes (``MediaService/Configuration/datagramsPerRead``, 1–1024).
+    /// - Throws: `IOError` when the address does not resolve, the socket cannot be opened or bound,
+    ///   or there is no memory for the batch.
+    static func bind(host: String, port: Int, reusePort: Bool, bufferSize: Int, batch: Int = 32) throws -> DedicatedMediaSocket {
         let address = try SocketAddress.makeAddressResolvingHost(host, port: port)
+        let batch = max(1, min(batch, 1024))
+        guard let calls = preflight_media_batch_create(UInt32(batch)) else { throw IOError(errnoCode: ENOMEM, reason: "recvmmsg batch") }
         let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let fd = socket(Int32(address.protocol.rawValue), type, 0)
-        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        guard fd >= 0 else {
+            let code = errno
+            preflight_media_batch_destroy(calls)
+            throw IOError(errnoCode: code, reason: "socket")
+        }
         do {
             // No SO_REUSEADDR: on a UDP socket it lets another socket bind the same port and
             // take its datagrams; the media threads share theirs only with SO_REUSEPORT, which
@@ -64,9 +79,10 @@ final class DedicatedMediaSocket: Sendable {
             guard named == 0, let local = withUnsafePointer(to: &storage, { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Self.address(of: $0, length: length) }
             }) else { throw IOError(errnoCode: errno, reason: "getsockname") }
-            return DedicatedMediaSocket(descriptor: fd, localAddress: local)
+            return DedicatedMediaSocket(descriptor: fd, localAddress: local, calls: calls, batch: batch)
         } catch {
             _ = Glibc.close(fd)
+            preflight_media_batch_destroy(calls)
             throw error
         }
     }
@@ -79,17 +95,15 @@ final class DedicatedMediaSocket: Sendable {
     }
 
     /// Serves the socket until ``stop()``: on the calling thread, which it blocks.
-    /// - Parameter batch: datagrams one `recvmmsg` takes (``MediaService/Configuration/datagramsPerRead``).
-    func run(service: MediaService, batch: Int) {
-        let capacity = max(1, min(batch, 1024))
-        guard let calls = preflight_media_batch_create(UInt32(capacity)) else { return }
-        defer { preflight_media_batch_destroy(calls) }
+    /// - Parameter sourceCapacity: source addresses this thread remembers.
+    func run(service: MediaService, sourceCapacity: Int) {
+        let capacity = batch
         var received = ByteBufferAllocator().buffer(capacity: capacity * Self.slot)
         // Replies of one batch, written in place by the service; 32 KiB holds 128 echoes.
         var replies = ByteBufferAllocator().buffer(capacity: 32 << 10)
         var pending: [(offset: Int, length: Int, destination: SocketAddress)] = []
         pending.reserveCapacity(capacity)
-        var sources = SourceAddresses(capacity: service.configuration.maximumTrackedSources)
+        var sources = SourceAddresses(capacity: sourceCapacity)
         while !stopping.load(ordering: .relaxed) {
             received.clear()
             var count = 0
@@ -101,12 +115,19 @@ final class DedicatedMediaSocket: Sendable {
             guard count > 0 else {
                 // A signal, or the socket shut down by `stop`: look at the flag again.
                 if count == -Int(EBADF) || count == -Int(ENOTSOCK) { return }
+                // Anything else (no kernel memory) would fail again at once: not a busy loop.
+                if count != -Int(EINTR) { usleep(1000) }
                 continue
             }
             // A read that `stop` woke returns one empty "datagram" of a shut-down socket: not one.
             if stopping.load(ordering: .relaxed) { return }
             service.datagramsReceived.add(count, ordering: .relaxed)
             for index in 0..<count {
+                // Longer than a slot: cut, so no longer what was sent (RTP has no length to tell).
+                if preflight_media_batch_truncated(calls, UInt32(index)) != 0 {
+                    service.countMalformed()
+                    continue
+                }
                 var length = socklen_t(0)
                 guard let name = preflight_media_batch_source(calls, UInt32(index), &length),
                     let source = sources.address(of: name, length: length),
@@ -157,10 +178,13 @@ final class DedicatedMediaSocket: Sendable {
         }
     }
 
-    /// Closes the descriptor: only once the serving thread has returned.
+    /// Closes the descriptor and frees the batch: only once the serving thread has returned (or
+    /// never started). Closing twice does nothing more.
     func close() {
         sending.withLock { fd in
-            if let open = fd { _ = Glibc.close(open) }
+            guard let open = fd else { return }
+            _ = Glibc.close(open)
+            preflight_media_batch_destroy(calls)
             fd = nil
         }
     }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// The bound media port of a ``MediaService``: its sockets and what serves them, until
 /// ``close()``.
@@ -17,14 +18,29 @@ public final class MediaEndpoint: Sendable {
         #endif
     }
 
+    /// The one close, which every caller of ``close()`` awaits: a second close must not find
+    /// the thread pool already shutting down and close descriptors its threads still read.
+    private let closing = Mutex<Task<Void, Never>?>(nil)
+
     init(localAddress: SocketAddress, serving: Serving) {
         self.localAddress = localAddress
         self.serving = serving
     }
 
     /// Stops serving and closes every socket of the port; returns once the port is free.
-    /// Closing twice is harmless.
+    /// Closing again, or from several tasks at once, waits for the same close.
     public func close() async {
+        let serving = self.serving
+        let task = closing.withLock { task in
+            if let task { return task }
+            let started = Task { await Self.close(serving) }
+            task = started
+            return started
+        }
+        await task.value
+    }
+
+    private static func close(_ serving: Serving) async {
         switch serving {
         case .channels(let first):
             first.close(promise: nil)

@@ -27,25 +27,28 @@ extension MediaService {
 
     #if os(Linux)
     private func bindThreads(host: String, port: Int) throws -> MediaEndpoint {
-        let count = configuration.threads
-        let first = try DedicatedMediaSocket.bind(host: host, port: port, reusePort: count > 1, bufferSize: configuration.receiveBufferSize)
+        // `threads` is a public var: clamped again here, so 0 cannot leave a port unserved.
+        let count = max(1, min(configuration.threads, 64))
+        let (bufferSize, batch) = (configuration.receiveBufferSize, configuration.datagramsPerRead)
+        let first = try DedicatedMediaSocket.bind(host: host, port: port, reusePort: count > 1, bufferSize: bufferSize, batch: batch)
         var sockets = [first]
         do {
-            for _ in 1..<max(1, count) {
+            for _ in 1..<count {
                 sockets.append(try DedicatedMediaSocket.bind(
-                    host: host, port: first.localAddress.port ?? port, reusePort: true, bufferSize: configuration.receiveBufferSize))
+                    host: host, port: first.localAddress.port ?? port, reusePort: true, bufferSize: bufferSize, batch: batch))
             }
         } catch {
             for socket in sockets { socket.close() }
             throw error
         }
-        let pool = NIOThreadPool(numberOfThreads: count)
+        let pool = NIOThreadPool(numberOfThreads: sockets.count)
         pool.start()
-        let batch = configuration.datagramsPerRead
+        // The threads' address tables share the tracked-sources limit between them.
+        let sourceCapacity = max(1, configuration.maximumTrackedSources / sockets.count)
         for socket in sockets {
             pool.submit { [self] state in
                 guard case .active = state else { return }
-                socket.run(service: self, batch: batch)
+                socket.run(service: self, sourceCapacity: sourceCapacity)
             }
         }
         attach(.socket(first))
@@ -83,8 +86,9 @@ extension MediaService {
 
     private func bindSocket(host: String, port: Int, group: any EventLoopGroup) async throws -> any Channel {
         let perRead = configuration.datagramsPerRead
+        // No SO_REUSEADDR, as on the media threads: the port is shared only between the
+        // service's own sockets (SO_REUSEPORT), never taken over by another one.
         var bootstrap = DatagramBootstrap(group: group.next())
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
             .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: configuration.receiveBufferSize))
             .channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: configuration.receiveBufferSize))
             // Vector reads slice one buffer into `perRead` datagrams of up to 2 KiB each.

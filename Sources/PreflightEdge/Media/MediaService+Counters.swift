@@ -1,3 +1,5 @@
+import Synchronization
+
 extension MediaService {
     /// Counters of what the service did, for tests, logs and metrics.
     public struct Counters: Sendable, Hashable {
@@ -53,5 +55,11 @@ extension MediaService {
         /// Downlink probe packets not sent: the byte budget was spent, or the peer was not
         /// heard from recently.
         public var probePacketsWithheld = 0
+    }
+
+    /// Counts a datagram dropped before routing because it was malformed (a media thread's
+    /// datagram longer than its 2 KiB slot).
+    func countMalformed() {
+        state.withLock { $0.counters.droppedMalformed += 1 }
     }
 }

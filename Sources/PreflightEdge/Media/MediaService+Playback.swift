@@ -53,8 +53,7 @@ extension MediaService {
             return (outlet, bytes, peer)
         }
         guard let (outlet, bytes, peer) = envelope else { return false }
-        datagramsSent.add(1, ordering: .relaxed)
-        outlet.send(bytes, to: peer)
+        if outlet.send(bytes, to: peer) { datagramsSent.add(1, ordering: .relaxed) }
         return true
     }
 

@@ -98,8 +98,7 @@ extension MediaService {
                 let instant = origin + .nanoseconds(Int64(max(0, due - startSeconds) * 1e9))
                 guard (try? await Task.sleep(until: instant, clock: clock)) != nil else { return sent }
             case .sent(let outlet, let bytes, let peer):
-                datagramsSent.add(1, ordering: .relaxed)
-                outlet.send(bytes, to: peer)
+                if outlet.send(bytes, to: peer) { datagramsSent.add(1, ordering: .relaxed) }
                 sent += 1
             case .withheld:
                 guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return sent }

@@ -40,8 +40,10 @@ import Testing
                 #expect(stats.packetsLost == 0, "\(name) \(stats)")
                 #expect(stats.roundTripTime > 0 && stats.roundTripTime < 50, "\(name) \(stats)")
             }
-            // 50 audio packets a second of 160-byte PCMU: about 80 kbps with headers.
-            #expect((70...100).contains(media.stats.audio.bitrateSent), "\(media.stats.audio)")
+            // 50 audio packets a second of 160-byte PCMU: about 80 kbps with headers. A sender
+            // starved of CPU (a loaded CI machine) falls behind its pacing, hence the low bound's
+            // room; the high one catches counting the wrong bytes.
+            #expect((55...100).contains(media.stats.audio.bitrateSent), "\(media.stats.audio)")
             // The 500 kbps profile: a frame's bytes every 1/30 s.
             #expect((450...620).contains(media.stats.video.bitrateSent), "\(media.stats.video)")
             #expect(abs(media.stats.video.bitrateReceived - media.stats.video.bitrateSent) < 60, "\(media.stats.video)")
