@@ -83,6 +83,8 @@ import Testing
             server = try await service.bind(host: "::1", port: 0)
         } catch {
             // A machine without IPv6 on loopback cannot run this; the rest of the suite still does.
+            // Under CI=true it must run: the error fails the test.
+            guard getenv("CI").map({ String(cString: $0) }) != "true" else { throw error }
             print("DedicatedMediaSocketTests: no IPv6 loopback here (\(error)); skipped")
             return
         }
