@@ -359,6 +359,12 @@ static int setup(int k)
 
 static double server_cpu_seconds(void)
 {
+	/* The scheduler's own count for the whole process, in nanoseconds: /proc/PID/stat gives the
+	 * same total in 10 ms ticks, 1.6 % of a 3 s window at 20 % of a core. */
+	clockid_t clock;
+	struct timespec t;
+	if (clock_getcpuclockid(cfg.server_pid, &clock) == 0 && clock_gettime(clock, &t) == 0)
+		return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)cfg.server_pid);
 	FILE *f = fopen(path, "r");
@@ -468,7 +474,7 @@ static struct result run_step(int k)
 	       "\"loss_percent\":%.4f,\"pps_in\":%.0f,\"pps_out\":%.0f,",
 	       cfg.name, k, r.ready, secs, (unsigned long long)sent, (unsigned long long)got, r.loss, sent / secs, got / secs);
 	if (have_cpu && scpu > 0)
-		printf("\"server_cpu_seconds\":%.2f,\"server_cpu_percent\":%.1f,\"packets_per_cpu_second\":%.0f,",
+		printf("\"server_cpu_seconds\":%.4f,\"server_cpu_percent\":%.1f,\"packets_per_cpu_second\":%.0f,",
 		       scpu, 100 * scpu / secs, (sent + got) / scpu);
 	else
 		printf("\"server_cpu_seconds\":%s,\"server_cpu_percent\":null,\"packets_per_cpu_second\":null,", have_cpu ? "0" : "null");

@@ -116,24 +116,29 @@ import Testing
         await #expect(throws: IOError.self) { _ = try await service.bind(host: "127.0.0.1", port: taken.localAddress.port ?? 0) }
     }
 
-    @Test func theSourceTableStaysWithinItsCapacity() throws {
-        var sources = SourceAddresses(capacity: 4)
-        for port in 1...10 {
-            let address = try SocketAddress(ipAddress: "198.18.0.1", port: port)
-            let found = address.withSockAddr { name, length in sources.address(of: name, length: socklen_t(length)) }
-            #expect(found == address)
-            #expect(sources.count <= 4)
+    @Test func aSourceKeyIsTheSameFromTheKernelsAddressAndFromASocketAddress() throws {
+        let addresses = try [
+            SocketAddress(ipAddress: "198.18.0.1", port: 1), SocketAddress(ipAddress: "198.18.0.1", port: 2),
+            SocketAddress(ipAddress: "198.18.0.2", port: 1), SocketAddress(ipAddress: "2001:db8::1", port: 1),
+            SocketAddress(ipAddress: "2001:db8::2", port: 1), SocketAddress(ipAddress: "::ffff:198.18.0.1", port: 1),
+        ]
+        var keys = Set<SourceKey>()
+        for address in addresses {
+            let fromKernel = address.withSockAddr { SourceKey(name: $0, length: socklen_t($1)) }
+            #expect(fromKernel != nil && fromKernel == SourceKey(address), "\(address)")
+            if let fromKernel { keys.insert(fromKernel) }
         }
-        // A known source is the same address again, and IPv6 keys apart from IPv4.
-        let v6 = try SocketAddress(ipAddress: "2001:db8::1", port: 10)
-        let first = v6.withSockAddr { sources.address(of: $0, length: socklen_t($1)) }
-        let again = v6.withSockAddr { sources.address(of: $0, length: socklen_t($1)) }
-        #expect(first == v6 && again == v6)
-        // Another family, or a length too short for its family, is no address.
+        // Every address and port apart, IPv4 apart from its IPv6-mapped form.
+        #expect(keys.count == addresses.count)
+        // The host drops only the port.
+        #expect(SourceKey(addresses[0])?.host == SourceKey(addresses[1])?.host)
+        #expect(SourceKey(addresses[0])?.host != SourceKey(addresses[2])?.host)
+        // Another family, or a length too short for its family, has no key.
         let unix = try SocketAddress(unixDomainSocketPath: "/tmp/preflight-media-socket-test")
-        #expect(unix.withSockAddr { sources.address(of: $0, length: socklen_t($1)) } == nil)
-        let short = try SocketAddress(ipAddress: "198.18.0.2", port: 1).withSockAddr { name, _ in sources.address(of: name, length: 4) }
-        #expect(short == nil)
+        #expect(SourceKey(unix) == nil)
+        #expect(unix.withSockAddr { SourceKey(name: $0, length: socklen_t($1)) } == nil)
+        #expect(addresses[0].withSockAddr { name, _ in SourceKey(name: name, length: 4) } == nil)
+        #expect(addresses[3].withSockAddr { name, _ in SourceKey(name: name, length: 16) } == nil)
     }
 }
 #endif

@@ -130,6 +130,22 @@ import Testing
         #expect(try Self.errorCode(service.handle(try Self.check().1, from: Self.client)) == 401)
     }
 
+    @Test func aSessionInAFreedSlotIsNotReachedFromTheAddressOfTheOneBefore() throws {
+        let service = Self.service()
+        _ = service.handle(try Self.check().1, from: Self.client)
+        service.removeSession(localUfrag: "edge")
+        // The next session takes the freed slot; the old address was verified for the old one.
+        service.addSession(ICELiteCredentials(localUfrag: "next", localPassword: "nextpassword0123456789", remoteUfrag: "clnt"))
+        #expect(service.handle(Self.rtp, from: Self.client) == nil)
+        #expect(service.statistics(localUfrag: "next")?.received == 0)
+        #expect(service.counters.droppedUnverified == 1)
+        // The same session added again under its ufrag is reached once checked again.
+        service.addSession(Self.credentials)
+        _ = service.handle(try Self.check().1, from: Self.client)
+        #expect(service.handle(Self.rtp, from: Self.client) != nil)
+        #expect(service.statistics(localUfrag: "edge")?.received == 1)
+    }
+
     /// Real UDP sockets on loopback, port 0: a client checks, then gets its RTP echoed.
     @Test func loopbackCheckThenEcho() async throws {
         let service = Self.service()

@@ -45,8 +45,6 @@ public struct ReceiveStatistics: Sendable, Hashable {
     @usableFromInline var validated = false
     @usableFromInline var expectedPrior: Int = 0
     @usableFromInline var receivedPrior: Int = 0
-    /// Bit `ext & 1023` is set when extended sequence number `ext` (within the window) arrived.
-    @usableFromInline var window = SequenceWindow()
 
     /// Distinct packets counted since the source was validated (or last restarted); duplicates excluded.
     public var received: Int { receivedCount }
@@ -76,6 +74,11 @@ public struct ReceiveStatistics: Sendable, Hashable {
     /// `.accepted` or `.reordered` with a previous packet to compare with. Feed it to ``DelayVariation``.
     public var lastDelayVariationMilliseconds: Double? { lastDelayVariation }
     @usableFromInline var lastDelayVariation: Double?
+
+    // Last: each packet touches one word of the window's 128 bytes, while the fields above all
+    // change together and share cache lines.
+    /// Bit `ext & 1023` is set when extended sequence number `ext` (within the window) arrived.
+    @usableFromInline var window = SequenceWindow()
 
     /// Creates statistics for a stream not yet seen.
     /// - Parameter minSequential: consecutive packets that validate the source (RFC 3550: 2);

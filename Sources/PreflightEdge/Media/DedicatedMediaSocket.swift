@@ -95,15 +95,15 @@ final class DedicatedMediaSocket: Sendable {
     }
 
     /// Serves the socket until ``stop()``: on the calling thread, which it blocks.
-    /// - Parameter sourceCapacity: source addresses this thread remembers.
-    func run(service: MediaService, sourceCapacity: Int) {
+    func run(service: MediaService) {
         let capacity = batch
         var received = ByteBufferAllocator().buffer(capacity: capacity * Self.slot)
         // Replies of one batch, written in place by the service; 32 KiB holds 128 echoes.
         var replies = ByteBufferAllocator().buffer(capacity: 32 << 10)
-        var pending: [(offset: Int, length: Int, destination: SocketAddress)] = []
+        // A reply to its datagram's source is sent to the address the kernel gave (the message's
+        // index); only a reply elsewhere (a bridge's other leg) carries an address of its own.
+        var pending: [(offset: Int, length: Int, message: UInt32, destination: MediaService.Destination)] = []
         pending.reserveCapacity(capacity)
-        var sources = SourceAddresses(capacity: sourceCapacity)
         while !stopping.load(ordering: .relaxed) {
             received.clear()
             var count = 0
@@ -122,20 +122,22 @@ final class DedicatedMediaSocket: Sendable {
             // A read that `stop` woke returns one empty "datagram" of a shut-down socket: not one.
             if stopping.load(ordering: .relaxed) { return }
             service.datagramsReceived.add(count, ordering: .relaxed)
-            for index in 0..<count {
+            // One clock read for the batch: every datagram in it arrived by the time the read returned.
+            let arrival = service.now
+            for index in 0..<UInt32(count) {
                 // Longer than a slot: cut, so no longer what was sent (RTP has no length to tell).
-                if preflight_media_batch_truncated(calls, UInt32(index)) != 0 {
+                if preflight_media_batch_truncated(calls, index) != 0 {
                     service.countMalformed()
                     continue
                 }
                 var length = socklen_t(0)
-                guard let name = preflight_media_batch_source(calls, UInt32(index), &length),
-                    let source = sources.address(of: name, length: length),
+                guard let name = preflight_media_batch_source(calls, index, &length),
+                    let source = DatagramSource(name: name, length: length),
                     let datagram = received.getSlice(
-                        at: index * Self.slot, length: preflight_media_batch_length(calls, UInt32(index)))
+                        at: Int(index) * Self.slot, length: preflight_media_batch_length(calls, index))
                 else { continue }
-                if let (length, destination) = service.route(datagram, from: source, appendingTo: &replies) {
-                    pending.append((replies.writerIndex - length, length, destination))
+                if let (length, destination) = service.route(datagram, from: source, received: arrival, appendingTo: &replies) {
+                    pending.append((replies.writerIndex - length, length, index, destination))
                 }
             }
             guard !pending.isEmpty else { continue }
@@ -143,9 +145,16 @@ final class DedicatedMediaSocket: Sendable {
                 guard let base = bytes.baseAddress else { return 0 }
                 var ready: UInt32 = 0
                 for reply in pending {
-                    let set = reply.destination.withSockAddr { address, addressLength in
-                        preflight_media_batch_set_reply(
-                            calls, ready, base + reply.offset, reply.length, address, socklen_t(addressLength))
+                    let set: Int32
+                    switch reply.destination {
+                    case .source:
+                        var length = socklen_t(0)
+                        guard let name = preflight_media_batch_source(calls, reply.message, &length) else { continue }
+                        set = preflight_media_batch_set_reply(calls, ready, base + reply.offset, reply.length, name, length)
+                    case .address(let address):
+                        set = address.withSockAddr { name, length in
+                            preflight_media_batch_set_reply(calls, ready, base + reply.offset, reply.length, name, socklen_t(length))
+                        }
                     }
                     if set == 0 { ready += 1 }
                 }

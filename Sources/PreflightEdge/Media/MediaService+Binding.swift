@@ -43,12 +43,10 @@ extension MediaService {
         }
         let pool = NIOThreadPool(numberOfThreads: sockets.count)
         pool.start()
-        // The threads' address tables share the tracked-sources limit between them.
-        let sourceCapacity = max(1, configuration.maximumTrackedSources / sockets.count)
         for socket in sockets {
             pool.submit { [self] state in
                 guard case .active = state else { return }
-                socket.run(service: self, sourceCapacity: sourceCapacity)
+                socket.run(service: self)
             }
         }
         attach(.socket(first))

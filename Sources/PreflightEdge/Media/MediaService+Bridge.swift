@@ -37,7 +37,7 @@ extension MediaService {
         }
         state.sessions[ufrag] = session
         guard let partner = session.partner, var other = state.sessions[partner.ufrag], let address = other.peer,
-            var verified = state.verified[address], verified.ufrag == partner.ufrag
+            var verified = state[verified: address], verified.ufrag == partner.ufrag
         else {
             state.counters.droppedUnbridged += 1
             return .drop
@@ -69,7 +69,7 @@ extension MediaService {
             return .drop
         }
         state.sessions[partner.ufrag] = other
-        state.verified[address] = verified
+        state[verified: address] = verified
         state.counters.packetsBridged += 1
         return .forward(encoded, to: address)
     }

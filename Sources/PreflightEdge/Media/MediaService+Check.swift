@@ -30,7 +30,7 @@ extension MediaService {
 
     /// An RTP packet of a check leg: on the publish leg, counted in its stream's statistics and
     /// forwarded to the subscribe leg; on the subscribe leg, dropped (nothing is expected there).
-    func relayCheck(_ bytes: UnsafeRawBufferPointer, from ufrag: String, source: SocketAddress, state: inout State, at now: Double) -> MediaOutcome {
+    func relayCheck(_ bytes: UnsafeRawBufferPointer, from ufrag: String, source: SourceKey, state: inout State, at now: Double) -> MediaOutcome {
         guard var session = state.sessions[ufrag], var leg = session.check, let header = try? RTPHeader(parsing: bytes) else {
             state.counters.droppedMalformed += 1
             return .drop
@@ -55,7 +55,7 @@ extension MediaService {
         if session.firstMediaTime == nil { session.firstMediaTime = now }
         state.sessions[ufrag] = session
         guard var other = state.sessions[subscribe], var otherLeg = other.check, let address = other.peer,
-            state.verified[address]?.ufrag == subscribe, address.ipAddress != nil, address.ipAddress == source.ipAddress,
+            state[verified: address]?.ufrag == subscribe, SourceKey(address)?.host == source.host,
             var budget = state.verified[source]?.budget
         else {
             state.counters.droppedUnbridged += 1

@@ -16,8 +16,8 @@ extension MediaService {
         case ignore
     }
 
-    func handleSTUN(_ datagram: ByteBuffer, from source: SocketAddress) -> ByteBuffer? {
-        let outcome = datagram.withUnsafeReadableBytes { check($0, from: source) }
+    func handleSTUN(_ datagram: ByteBuffer, from source: SocketAddress, key: SourceKey) -> ByteBuffer? {
+        let outcome = datagram.withUnsafeReadableBytes { check($0, from: source, key: key) }
         let reply: [UInt8]?
         switch outcome {
         case .answer(let response, _):
@@ -37,8 +37,8 @@ extension MediaService {
         // address spends its budget, any other gets no more than that one datagram's worth.
         let allowed = state.withLock { state -> Bool in
             let sent: Bool
-            if state.verified[source] != nil {
-                sent = state.verified[source]?.budget.spend(bytes: reply.count) ?? false
+            if state.verified[key] != nil {
+                sent = state.verified[key]?.budget.spend(bytes: reply.count) ?? false
             } else {
                 sent = reply.count <= datagram.readableBytes + SendBudget.allowancePerDatagram
             }
@@ -55,7 +55,7 @@ extension MediaService {
         return allowed ? ByteBuffer(bytes: reply) : nil
     }
 
-    func check(_ buffer: UnsafeRawBufferPointer, from source: SocketAddress) -> CheckOutcome {
+    func check(_ buffer: UnsafeRawBufferPointer, from source: SocketAddress, key: SourceKey) -> CheckOutcome {
         guard let layout = try? STUNMessageLayout(parsing: buffer),
             layout.type == STUNMessageType(method: .binding, class: .request)
         else { return .ignore }
@@ -87,14 +87,16 @@ extension MediaService {
         guard let encoded = try? response.encoded(integrityKey: session.key, fingerprint: true) else { return .ignore }
         state.withLock { state in
             // The session may have ended while the response was built.
-            guard state.sessions[session.credentials.localUfrag] != nil else { return }
-            if state.verified[source] == nil {
-                // The budget starts with the check that verified the address.
-                var peer = VerifiedPeer(ufrag: session.credentials.localUfrag, rate: state.limiter.bucket(for: source))
-                peer.budget.receive(bytes: buffer.count)
-                state.verified[source] = peer
+            guard let slot = state.sessions.slot(of: session.credentials.localUfrag) else { return }
+            if let known = state.verified[key] {
+                // Checked again, perhaps for another session: the budget and rate go on.
+                state.verified[key] = VerifiedPeer(
+                    ufrag: session.credentials.localUfrag, session: slot, budget: known.budget, rate: known.rate)
             } else {
-                state.verified[source]?.ufrag = session.credentials.localUfrag
+                // The budget starts with the check that verified the address.
+                var peer = VerifiedPeer(ufrag: session.credentials.localUfrag, session: slot, rate: state.limiter.bucket(for: key))
+                peer.budget.receive(bytes: buffer.count)
+                state.verified[key] = peer
             }
             // As the lite agent, media goes to the pair the controlling client nominated
             // (RFC 8445 §8.2); ordinary checks and consent checks only verify their source.

@@ -36,7 +36,7 @@ extension MediaService {
         let now = self.now
         let envelope = state.withLock { state -> (MediaOutlet, [UInt8], SocketAddress)? in
             guard let outlet = state.outlet, var session = state.sessions[localUfrag], let peer = session.peer,
-                var verified = state.verified[peer], verified.ufrag == localUfrag
+                var verified = state[verified: peer], verified.ufrag == localUfrag
             else { return nil }
             guard let bytes = session.originate(
                 payload, payloadType: payloadType, marker: marker, at: now,
@@ -47,7 +47,7 @@ extension MediaService {
                 state.counters.droppedOverBudget += 1
                 return nil
             }
-            state.verified[peer] = verified
+            state[verified: peer] = verified
             state.sessions[localUfrag] = session
             state.counters.packetsPlayedBack += 1
             return (outlet, bytes, peer)

@@ -117,7 +117,7 @@ extension MediaService {
     private func send(train: (rate: Double, size: Int, until: Double), localUfrag: String, state: inout State, now: Double) -> ProbeStep {
         guard let outlet = state.outlet, var session = state.sessions[localUfrag], var probe = session.probe else { return .end }
         // No verified peer yet (no check passed): nothing goes anywhere, the train is dropped.
-        let peer = session.peer.flatMap { state.verified[$0]?.ufrag == localUfrag ? $0 : nil }
+        let peer = session.peer.flatMap { state[verified: $0]?.ufrag == localUfrag ? $0 : nil }
         let wire = train.size + ProbePacket.wireOverhead(ipv6: peer?.protocol == .inet6)
         guard let peer, now - probe.lastHeard <= ProbeSession.freshness, probe.downlinkBudget >= wire,
             let bytes = ProbePacket.encode(

@@ -4,14 +4,19 @@ import PreflightCore
 // The service's state behind its one lock: sessions, verified addresses, rate limits, counters.
 extension MediaService {
     struct Session {
-        // What every echo reads or changes comes first, so that it shares the value's first
-        // cache lines (a session is over 800 bytes; a thousand of them do not stay in cache).
+        // What every echo reads or changes comes first, the receive statistics right after, so
+        // that an echo touches the session's first cache lines only (a session is over 800 bytes;
+        // a thousand of them do not stay in a core's cache).
         /// The test application, or `nil` for a leg of a bridged call.
         let application: TestApplication?
         /// Whether ``probe`` is there, and whether it probes the uplink: kept apart, so that
         /// routing a datagram reads two flags instead of copying the probe out of the session.
         var isProbe = false
         var probesUplink = false
+        /// Whether ``srtpIn`` or ``srtpOut`` is there, and whether ``check`` is: flags beside the
+        /// others, so that routing reads no further into the session.
+        private(set) var isEncrypted = false
+        private(set) var isCheck = false
         var sequence: UInt16
         let ssrc: UInt32
         var clientSSRC: UInt32?
@@ -21,15 +26,15 @@ extension MediaService {
         /// The call's codec: its payload type is recorded and bridged, its clock stamps what the
         /// edge originates and scales RTCP jitter.
         let format: AudioPayloadFormat
-        /// An encrypted leg's contexts: the client's key (to decrypt) and the edge's (to encrypt).
-        var srtpIn: SRTPContext?
-        /// A connectivity check's leg: the publish leg's media goes to its subscribe leg.
-        var check: CheckLeg?
         var uplink = ReceiveStatistics(minSequential: 1)
 
+        /// An encrypted leg's contexts: the client's key (to decrypt) and the edge's (to encrypt).
+        var srtpIn: SRTPContext? { didSet { isEncrypted = srtpIn != nil || srtpOut != nil } }
+        var srtpOut: SRTPContext? { didSet { isEncrypted = srtpIn != nil || srtpOut != nil } }
+        /// A connectivity check's leg: the publish leg's media goes to its subscribe leg.
+        var check: CheckLeg? { didSet { isCheck = check != nil } }
         let credentials: ICELiteCredentials
         let key: STUNIntegrityKey
-        var srtpOut: SRTPContext?
         /// A bridge leg's other leg once linked: its local ufrag and what to add to this leg's
         /// RTP timestamps for that leg's stream.
         var partner: (ufrag: String, timestampOffset: UInt32)?
@@ -92,6 +97,9 @@ extension MediaService {
     /// An address that passed a check: the session it serves and what the edge may still send it.
     struct VerifiedPeer {
         var ufrag: String
+        /// Where the session ``ufrag`` names is in ``State/sessions``: a datagram from the address
+        /// reaches it by index.
+        let session: SessionTable.Slot
         var budget = SendBudget()
         /// The source's rate limit, taken over from the ``SourceRateLimiter`` when the address
         /// was verified: media from it is limited without a second table search per datagram.
@@ -99,11 +107,22 @@ extension MediaService {
     }
 
     struct State {
-        var sessions: [String: Session] = [:]
-        var verified: [SocketAddress: VerifiedPeer] = [:]
-        var limiter: SourceRateLimiter<SocketAddress>
+        var sessions = SessionTable()
+        var verified: [SourceKey: VerifiedPeer] = [:]
+        var limiter: SourceRateLimiter<SourceKey>
         var recordingBytes = 0
         var counters = Counters()
         var outlet: MediaOutlet?
+    }
+}
+
+extension MediaService.State {
+    /// The entry of a verified address; `nil` for one that is not (or that has no ``SourceKey``).
+    subscript(verified address: SocketAddress) -> MediaService.VerifiedPeer? {
+        get { SourceKey(address).flatMap { verified[$0] } }
+        set {
+            guard let key = SourceKey(address) else { return }
+            verified[key] = newValue
+        }
     }
 }

@@ -1,0 +1,245 @@
+import NIOCore
+import PreflightCore
+import Synchronization
+
+extension MediaService {
+    // MARK: Receiving
+
+    /// Where a reply goes: back to the datagram's source, or to another address (a bridge's
+    /// other leg, a check's subscribe leg).
+    enum Destination {
+        case source
+        case address(SocketAddress)
+    }
+
+    /// Handles one datagram from `source` and returns the datagram to send back to it, if any
+    /// (what a bridge forwards to another address is left out: see ``route(_:from:at:)``).
+    /// - Parameter time: seconds on a monotonic clock, for the rate limit and timestamps; the
+    ///   service's own clock by default (tests pass their own).
+    public func handle(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> ByteBuffer? {
+        guard let (reply, destination) = route(datagram, from: source, at: time), destination == source else { return nil }
+        return reply
+    }
+
+    /// Handles one datagram from `source` and returns the datagram to send and where: back to
+    /// the source (a STUN answer, an echo, an RTCP report), or, for a bridged call's RTP, to the
+    /// other leg's verified address.
+    /// - Parameter time: seconds on a monotonic clock, for the rate limit and timestamps; the
+    ///   service's own clock by default (tests pass their own).
+    public func route(_ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil) -> (ByteBuffer, SocketAddress)? {
+        var arena = ByteBuffer()
+        guard let (length, destination) = route(datagram, from: source, at: time, appendingTo: &arena),
+            let reply = arena.readSlice(length: length)
+        else { return nil }
+        return (reply, destination)
+    }
+
+    /// Handles one datagram from `source` and appends the datagram to send, if any, to `arena`:
+    /// the media channel writes a whole read burst's replies from one buffer, so that an echo
+    /// costs no allocation of its own.
+    /// - Returns: the reply's length (its bytes end at `arena`'s writer index) and where it goes.
+    public func route(
+        _ datagram: ByteBuffer, from source: SocketAddress, at time: Double? = nil, appendingTo arena: inout ByteBuffer
+    ) -> (length: Int, destination: SocketAddress)? {
+        // Neither IPv4 nor IPv6 (a Unix domain socket): no media source.
+        guard let from = DatagramSource(source) else {
+            state.withLock { $0.counters.droppedMalformed += 1 }
+            return nil
+        }
+        switch route(datagram, from: from, at: time, appendingTo: &arena) {
+        case nil: return nil
+        case (let length, .source)?: return (length, source)
+        case (let length, .address(let destination))?: return (length, destination)
+        }
+    }
+
+    /// ``route(_:from:at:appendingTo:)`` for a source given as a ``DatagramSource``: the media
+    /// threads' path, which makes no `SocketAddress` for a datagram that goes back to its source.
+    /// - Parameter received: when the datagram arrived, on the service's clock (``now``), for a
+    ///   caller that read the clock once for a whole read; what the edge sends still reads the
+    ///   clock when it is sent. `time` (tests) stands for both.
+    func route(
+        _ datagram: ByteBuffer, from source: DatagramSource, at time: Double? = nil, received: Double? = nil,
+        appendingTo arena: inout ByteBuffer
+    ) -> (length: Int, destination: Destination)? {
+        var datagram = datagram
+        let now = time ?? received ?? self.now
+        let size = datagram.readableBytes
+        let kind = datagram.withUnsafeReadableBytes { PacketKind.classify($0) }
+        // One lock per datagram for the rate limit, the source's budget and, for media, the
+        // session's work.
+        let outcome = state.withLock { state -> MediaOutcome in
+            // One table search: the verified entry holds its session's slot. What is found is
+            // changed in place: a session copied out and back would copy its buffers.
+            let verifiedIndex = state.verified.index(forKey: source.key)
+            let slot = verifiedIndex.flatMap { index -> SessionTable.Slot? in
+                let slot = Self.slot(of: &state.verified.values[index])
+                return state.sessions.contains(slot) ? slot : nil
+            }
+            let route = slot.map { Self.routing(of: &state.sessions[$0]) }
+            // A probing client's datagrams pass its probe's byte rate instead of the packet limit.
+            if let slot, route?.probing == true {
+                guard state.sessions[slot].probe?.admit(bytes: size, at: now) == true else {
+                    state.counters.droppedOverProbeRate += 1
+                    return .drop
+                }
+            } else if let verifiedIndex {
+                guard state.verified.values[verifiedIndex].rate.allow(at: now) else {
+                    state.counters.droppedRateLimited += 1
+                    return .drop
+                }
+            } else if !state.limiter.allow(source.key, at: now) {
+                state.counters.droppedRateLimited += 1
+                return .drop
+            }
+            if let verifiedIndex { state.verified.values[verifiedIndex].budget.receive(bytes: size) }
+            switch kind {
+            case .stun:
+                return .stun
+            case .rtp, .rtcp:
+                guard let verifiedIndex, let slot else {
+                    state.counters.droppedUnverified += 1
+                    return .drop
+                }
+                if route?.encrypted == true, var context = state.sessions[slot].srtpIn {
+                    // An encrypted leg: only what authenticates, once, goes on (decrypted).
+                    let protected = Array(datagram.readableBytesView)
+                    do {
+                        let plain = kind == .rtp ? try context.unprotectRTP(protected) : try context.unprotectRTCP(protected)
+                        datagram = ByteBuffer(bytes: plain)
+                    } catch {
+                        state.counters.droppedUndecryptable += 1
+                        return .drop
+                    }
+                    state.sessions[slot].srtpIn = context
+                }
+                if kind == .rtp, route?.checking == true {
+                    let ufrag = state.verified.values[verifiedIndex].ufrag
+                    return datagram.withUnsafeReadableBytes { bytes in
+                        relayCheck(bytes, from: ufrag, source: source.key, state: &state, at: now)
+                    }
+                }
+                if kind == .rtp, route?.bridged == true {
+                    let ufrag = state.verified.values[verifiedIndex].ufrag
+                    return datagram.withUnsafeReadableBytes { bytes in
+                        forward(bytes, from: ufrag, state: &state, at: now)
+                    }
+                }
+                return datagram.withUnsafeReadableBytes { bytes in
+                    answer(
+                        bytes, kind: kind, budget: &state.verified.values[verifiedIndex].budget, session: &state.sessions[slot],
+                        counters: &state.counters, recordingBytes: &state.recordingBytes, at: now, injected: time)
+                }
+            default:
+                state.counters.droppedMalformed += 1
+                return .drop
+            }
+        }
+        let start = arena.writerIndex
+        switch outcome {
+        case .drop:
+            return nil
+        case .reply(let bytes):
+            arena.writeBytes(bytes)
+            return (bytes.count, .source)
+        case .echo(let packet, let payload):
+            let written = datagram.withUnsafeReadableBytes { bytes in
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[payload])
+                return arena.writeWithUnsafeMutableBytes(minimumWritableBytes: EchoPacket.size(payloadCount: payload.count)) {
+                    packet.write(payload: payload, to: $0) ?? 0
+                }
+            }
+            return written > 0 ? (written, .source) : nil
+        case .forward(let bytes, let destination):
+            arena.writeBytes(bytes)
+            return (bytes.count, .address(destination))
+        case .stun:
+            guard let address = source.resolved() else {
+                state.withLock { $0.counters.droppedMalformed += 1 }
+                return nil
+            }
+            guard var reply = handleSTUN(datagram, from: address, key: source.key) else { return nil }
+            arena.writeBuffer(&reply)
+            return (arena.writerIndex - start, .source)
+        }
+    }
+
+    /// A verified address's session slot, read without copying the entry (its ufrag).
+    private static func slot(of peer: inout VerifiedPeer) -> SessionTable.Slot {
+        peer.session
+    }
+
+    /// What decides where a session's datagram goes, read without copying the session.
+    private static func routing(of session: inout Session) -> (probing: Bool, encrypted: Bool, checking: Bool, bridged: Bool) {
+        (session.probesUplink, session.isEncrypted, session.isCheck, session.application == nil)
+    }
+
+    /// What a verified test session's RTP or RTCP gets back: an echo, an RTCP report, or nothing
+    /// (a recorded frame), within the source's ``SendBudget``.
+    /// - Parameters: budget, session, counters, recordingBytes: the source's budget, its session
+    ///   and the parts of ``State`` they change, passed apart so that each is changed in place.
+    private func answer(
+        _ bytes: UnsafeRawBufferPointer, kind: PacketKind, budget: inout SendBudget, session: inout Session,
+        counters: inout Counters, recordingBytes: inout Int, at now: Double, injected: Double?
+    ) -> MediaOutcome {
+        // What a reply that the budget refuses must not have changed: the edge's stream
+        // (no gap in its sequence numbers) and, for RTCP, the closed loss interval.
+        let stream = (sequence: session.sequence, packets: session.packetsSent, octets: session.octetsSent)
+        let uplink = kind == .rtcp ? session.uplink : nil
+        var reply =
+            kind == .rtp
+            ? media(bytes, session: &session, counters: &counters, recordingBytes: &recordingBytes, at: now, injected: injected)
+            : control(bytes, session: &session, counters: &counters, at: now, injected: injected).map { MediaOutcome.reply($0) }
+        if session.isEncrypted, var context = session.srtpOut, let plain = reply?.bytes(payloadFrom: bytes) {
+            guard let protected = try? (kind == .rtp ? context.protectRTP(plain) : context.protectRTCP(plain)) else {
+                return .drop
+            }
+            reply = .reply(protected)
+            session.srtpOut = context
+        }
+        guard let reply, let size = reply.size else {
+            return .drop
+        }
+        guard budget.spend(bytes: size) else {
+            // Not sent: the session's stream must not count the packet (no gap in its
+            // sequence numbers), but what it received still counts.
+            (session.sequence, session.packetsSent, session.octetsSent) = stream
+            if let uplink { session.uplink = uplink }
+            counters.droppedOverBudget += 1
+            return .drop
+        }
+        if kind == .rtp { counters.packetsEchoed += 1 } else { counters.rtcpAnswered += 1 }
+        return reply
+    }
+
+    enum MediaOutcome {
+        case drop
+        case reply([UInt8])
+        /// An echo to write with its payload, the range of the received datagram it comes from.
+        case echo(EchoPacket, payload: Range<Int>)
+        case forward([UInt8], to: SocketAddress)
+        case stun
+
+        /// The bytes of a reply to the source: written out for an echo (to be encrypted).
+        func bytes(payloadFrom datagram: UnsafeRawBufferPointer) -> [UInt8]? {
+            switch self {
+            case .reply(let bytes): return bytes
+            case .echo(let packet, let payload):
+                let source = UnsafeRawBufferPointer(rebasing: datagram[payload])
+                return [UInt8](unsafeUninitializedCapacity: EchoPacket.size(payloadCount: source.count)) { buffer, count in
+                    count = packet.write(payload: source, to: UnsafeMutableRawBufferPointer(buffer)) ?? 0
+                }
+            default: return nil
+            }
+        }
+
+        /// The size of a reply to the source.
+        var size: Int? {
+            switch self {
+            case .reply(let bytes): bytes.count
+            case .echo(_, let payload): EchoPacket.size(payloadCount: payload.count)
+            default: nil
+            }
+        }
+    }
+}

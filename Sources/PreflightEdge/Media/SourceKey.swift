@@ -1,0 +1,70 @@
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A UDP source's address and port as plain words: what the media tables are keyed by, so that a
+/// datagram's source is found with one hash of 24 bytes, read straight from the `sockaddr` the
+/// kernel filled in, instead of a `SocketAddress` made (a heap box) and hashed per datagram.
+struct SourceKey: Hashable, Sendable {
+    /// IPv6: the address's first 8 bytes; IPv4: 0.
+    var high: UInt64
+    /// IPv6: the address's last 8 bytes; IPv4: the 4 bytes of the address.
+    var low: UInt64
+    /// The port (network order) in the low 16 bits, the family (4 or 6) above, and the IPv6 scope
+    /// in the high 32 bits.
+    var portFamilyScope: UInt64
+
+    /// The same address without its port: two keys with the same host are the same host.
+    var host: SourceKey {
+        var host = self
+        host.portFamilyScope &= ~0xFFFF
+        return host
+    }
+
+    /// The key of an IPv4 or IPv6 address; `nil` for any other (a Unix domain socket).
+    init?(_ address: SocketAddress) {
+        switch address {
+        case .v4, .v6:
+            guard let key = address.withSockAddr({ name, length in Self(name: name, length: length, family: address.protocol) })
+            else { return nil }
+            self = key
+        case .unixDomainSocket:
+            return nil
+        }
+    }
+
+    #if os(Linux)
+    /// The key of the address the kernel wrote for a received datagram; `nil` for another family
+    /// or a length too short for its family.
+    init?(name: UnsafePointer<sockaddr>, length: socklen_t) {
+        switch Int32(name.pointee.sa_family) {
+        case AF_INET: self.init(name: name, length: Int(length), family: .inet)
+        case AF_INET6: self.init(name: name, length: Int(length), family: .inet6)
+        default: return nil
+        }
+    }
+    #endif
+
+    /// Reads the words at the offsets both Linux and the BSDs give `sockaddr_in` (port at 2,
+    /// address at 4) and `sockaddr_in6` (port at 2, address at 8, scope at 24).
+    private init?(name: UnsafePointer<sockaddr>, length: Int, family: NIOBSDSocket.ProtocolFamily) {
+        let raw = UnsafeRawPointer(name)
+        let port = UInt64(raw.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
+        switch family {
+        case .inet where length >= 8:
+            high = 0
+            low = UInt64(raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+            portFamilyScope = port | 4 << 16
+        case .inet6 where length >= 28:
+            high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            low = raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+            portFamilyScope = port | 6 << 16 | UInt64(raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self)) << 32
+        default:
+            return nil
+        }
+    }
+}

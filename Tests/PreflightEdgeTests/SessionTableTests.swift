@@ -1,0 +1,42 @@
+import PreflightCore
+import Testing
+
+@testable import PreflightEdge
+
+@Suite struct SessionTableTests {
+    static func session(_ ufrag: String, ssrc: UInt32) -> MediaService.Session {
+        MediaService.Session(
+            credentials: ICELiteCredentials(localUfrag: ufrag, localPassword: "password0123456789abcd", remoteUfrag: "clnt"),
+            key: STUNIntegrityKey(Array("password0123456789abcd".utf8)), application: .echo, format: .pcmu, ssrc: ssrc, sequence: 0)
+    }
+
+    @Test func aSlotOutlivesNeitherItsSessionNorAReplacement() throws {
+        var table = MediaService.SessionTable()
+        table["a"] = Self.session("a", ssrc: 1)
+        table["b"] = Self.session("b", ssrc: 2)
+        let a = try #require(table.slot(of: "a"))
+        #expect(table.contains(a) && table[a].ssrc == 1 && table.count == 2)
+        // Replaced under the same ufrag: the same slot, the new session.
+        table["a"] = Self.session("a", ssrc: 3)
+        #expect(table.slot(of: "a") == a && table.contains(a) && table[a].ssrc == 3)
+        // Removed: the slot is stale, and stays stale when another session takes it.
+        #expect(table.removeValue(forKey: "a")?.ssrc == 3)
+        #expect(!table.contains(a) && table["a"] == nil && table.slot(of: "a") == nil && table.count == 1)
+        table["c"] = Self.session("c", ssrc: 4)
+        let c = try #require(table.slot(of: "c"))
+        #expect(c.index == a.index && c.generation != a.generation)
+        #expect(!table.contains(a) && table.contains(c) && table[c].ssrc == 4)
+        // Setting nil removes; a slot out of range is not contained.
+        table["b"] = nil
+        #expect(table["b"] == nil && table.count == 1)
+        #expect(!table.contains(.init(index: 99, generation: 0)) && !table.contains(.init(index: -1, generation: 0)))
+    }
+
+    @Test func aSessionChangedThroughItsSlotIsChangedInTheTable() throws {
+        var table = MediaService.SessionTable()
+        table["a"] = Self.session("a", ssrc: 1)
+        let a = try #require(table.slot(of: "a"))
+        table[a].packetsSent += 5
+        #expect(table["a"]?.packetsSent == 5)
+    }
+}
