@@ -29,7 +29,7 @@ extension MediaService {
                 attributes: [.errorCode(STUNErrorCode(code: code, reason: code == 400 ? "Bad Request" : "Unauthorized"))])
             reply = try? refusal.encoded(fingerprint: true)
         case .ignore:
-            state.withLock { $0.counters.droppedMalformed += 1 }
+            countMalformed()
             return nil
         }
         guard let reply else { return nil }

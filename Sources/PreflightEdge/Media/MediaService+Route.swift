@@ -43,7 +43,7 @@ extension MediaService {
     ) -> (length: Int, destination: SocketAddress)? {
         // Neither IPv4 nor IPv6 (a Unix domain socket): no media source.
         guard let from = DatagramSource(source) else {
-            state.withLock { $0.counters.droppedMalformed += 1 }
+            countMalformed()
             return nil
         }
         switch route(datagram, from: from, at: time, appendingTo: &arena) {
@@ -155,7 +155,7 @@ extension MediaService {
             return (bytes.count, .address(destination))
         case .stun:
             guard let address = source.resolved() else {
-                state.withLock { $0.counters.droppedMalformed += 1 }
+                countMalformed()
                 return nil
             }
             guard var reply = handleSTUN(datagram, from: address, key: source.key) else { return nil }
