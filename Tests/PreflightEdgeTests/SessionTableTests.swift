@@ -32,6 +32,28 @@ import Testing
         #expect(!table.contains(.init(index: 99, generation: 0)) && !table.contains(.init(index: -1, generation: 0)))
     }
 
+    @Test func aSlotsCountOfVerifiedAddressesOutlivesAReplacementButNotARemoval() throws {
+        var table = MediaService.SessionTable()
+        table["a"] = Self.session("a", ssrc: 1)
+        let a = try #require(table.slot(of: "a"))
+        table.countVerifiedAddresses(in: a, by: 1)
+        table.countVerifiedAddresses(in: a, by: 1)
+        table.countVerifiedAddresses(in: a, by: -1)
+        #expect(table.verifiedAddresses(in: a) == 1)
+        // Replaced under its ufrag: the addresses stay verified, so their count stays.
+        table["a"] = Self.session("a", ssrc: 2)
+        #expect(table.verifiedAddresses(in: a) == 1)
+        // Never below 0; nothing for a stale slot, nor for the session that takes the slot next.
+        table.countVerifiedAddresses(in: a, by: -5)
+        #expect(table.verifiedAddresses(in: a) == 0)
+        table.countVerifiedAddresses(in: a, by: 1)
+        table.removeValue(forKey: "a")
+        table.countVerifiedAddresses(in: a, by: 1)
+        #expect(table.verifiedAddresses(in: a) == 0)
+        table["b"] = Self.session("b", ssrc: 3)
+        #expect(table.verifiedAddresses(in: try #require(table.slot(of: "b"))) == 0)
+    }
+
     @Test func aSessionChangedThroughItsSlotIsChangedInTheTable() throws {
         var table = MediaService.SessionTable()
         table["a"] = Self.session("a", ssrc: 1)

@@ -104,6 +104,9 @@ final class DedicatedMediaSocket: Sendable {
         // index); only a reply elsewhere (a bridge's other leg) carries an address of its own.
         var pending: [(offset: Int, length: Int, message: UInt32, destination: MediaService.Destination)] = []
         pending.reserveCapacity(capacity)
+        // The burst's sources, looked up together before they are routed (``MediaService/lookUp``).
+        var keys = [SourceKey](repeating: SourceKey.unknown, count: capacity)
+        var entries = [Int](repeating: -1, count: capacity)
         while !stopping.load(ordering: .relaxed) {
             received.clear()
             var count = 0
@@ -124,6 +127,16 @@ final class DedicatedMediaSocket: Sendable {
             service.datagramsReceived.add(count, ordering: .relaxed)
             // One clock read for the batch: every datagram in it arrived by the time the read returned.
             let arrival = service.now
+            for index in 0..<count {
+                var length = socklen_t(0)
+                // No key (another family): one no entry has, so that it finds none.
+                keys[index] = preflight_media_batch_source(calls, UInt32(index), &length).flatMap { SourceKey(name: $0, length: length) } ?? .unknown
+            }
+            keys.withUnsafeBufferPointer { keys in
+                entries.withUnsafeMutableBufferPointer { entries in
+                    service.lookUp(UnsafeBufferPointer(rebasing: keys[..<count]), entries: UnsafeMutableBufferPointer(rebasing: entries[..<count]))
+                }
+            }
             for index in 0..<UInt32(count) {
                 // Longer than a slot: cut, so no longer what was sent (RTP has no length to tell).
                 if preflight_media_batch_truncated(calls, index) != 0 {
@@ -136,7 +149,9 @@ final class DedicatedMediaSocket: Sendable {
                     let datagram = received.getSlice(
                         at: Int(index) * Self.slot, length: preflight_media_batch_length(calls, index))
                 else { continue }
-                if let (length, destination) = service.route(datagram, from: source, received: arrival, appendingTo: &replies) {
+                if let (length, destination) = service.route(
+                    datagram, from: source, received: arrival, entry: entries[Int(index)], appendingTo: &replies)
+                {
                     pending.append((replies.writerIndex - length, length, index, destination))
                 }
             }

@@ -31,6 +31,10 @@ extension MediaService {
         /// reads one at a time (`recvmsg`). Replies go out together at the end of each read burst
         /// (`sendmmsg`).
         public var datagramsPerRead: Int
+        /// Addresses one session may have verified by checks at once: 16 by default (a client's
+        /// candidate pairs, a few each way). A check from one more address is refused (403), so
+        /// that a client cannot grow the edge's table of verified addresses without end.
+        public var maximumAddressesPerSession: Int
         /// How the sockets are served: ``IO/platformDefault`` by default (threads of their own
         /// on Linux, event loops elsewhere). ``IO/dedicatedThreads`` where the platform lacks
         /// `recvmmsg` falls back to event loops.
@@ -41,9 +45,10 @@ extension MediaService {
             packetsPerSecondPerSource: Double = 200, burstPerSource: Double = 100, maximumTrackedSources: Int = 65_536,
             maximumRecordingFrames: Int = 500, maximumRecordingBytes: Int = 256 << 10,
             maximumTotalRecordingBytes: Int = 64 << 20, receiveBufferSize: Int = 4 << 20,
-            threads: Int = 1, datagramsPerRead: Int = 32, io: IO = .platformDefault
+            threads: Int = 1, datagramsPerRead: Int = 32, io: IO = .platformDefault, maximumAddressesPerSession: Int = 16
         ) {
             self.io = io
+            self.maximumAddressesPerSession = max(1, maximumAddressesPerSession)
             self.packetsPerSecondPerSource = packetsPerSecondPerSource
             self.burstPerSource = burstPerSource
             self.maximumTrackedSources = maximumTrackedSources

@@ -10,7 +10,8 @@ extension MediaService {
         /// A valid check (or, with `check` false, a plain Binding request): send this success response.
         case answer([UInt8], check: Bool)
         /// A check to refuse with this error code (RFC 8489 §9.1.3: 400 without USERNAME, 401 for
-        /// an unknown username or bad integrity).
+        /// an unknown username or bad integrity; 403 from one address more than the session may
+        /// have verified).
         case refuse(code: Int, transactionID: STUNTransactionID)
         /// Not a Binding request, or not STUN after all (bad FINGERPRINT): drop silently.
         case ignore
@@ -26,7 +27,7 @@ extension MediaService {
             // No MESSAGE-INTEGRITY on the error: the edge cannot trust the key the request claims.
             let refusal = STUNMessage(
                 type: STUNMessageType(method: .binding, class: .errorResponse), transactionID: transactionID,
-                attributes: [.errorCode(STUNErrorCode(code: code, reason: code == 400 ? "Bad Request" : "Unauthorized"))])
+                attributes: [.errorCode(STUNErrorCode(code: code, reason: Self.reason(code)))])
             reply = try? refusal.encoded(fingerprint: true)
         case .ignore:
             countMalformed()
@@ -85,10 +86,18 @@ extension MediaService {
             type: STUNMessageType(method: .binding, class: .successResponse), transactionID: layout.transactionID,
             attributes: [.xorMappedAddress(mapped)])
         guard let encoded = try? response.encoded(integrityKey: session.key, fingerprint: true) else { return .ignore }
-        state.withLock { state in
+        let limit = configuration.maximumAddressesPerSession
+        let verified = state.withLock { state -> Bool in
             // The session may have ended while the response was built.
-            guard let slot = state.sessions.slot(of: session.credentials.localUfrag) else { return }
-            if let known = state.verified[key] {
+            guard let slot = state.sessions.slot(of: session.credentials.localUfrag) else { return true }
+            let known = state.verified[key]
+            if known?.session != slot {
+                // A new address for this session (or one another session had verified).
+                guard state.sessions.verifiedAddresses(in: slot) < limit else { return false }
+                state.sessions.countVerifiedAddresses(in: slot, by: 1)
+                if let before = known?.session { state.sessions.countVerifiedAddresses(in: before, by: -1) }
+            }
+            if let known {
                 // Checked again, perhaps for another session: the budget and rate go on.
                 state.verified[key] = VerifiedPeer(
                     ufrag: session.credentials.localUfrag, session: slot, budget: known.budget, rate: known.rate)
@@ -105,8 +114,19 @@ extension MediaService {
             }
             // A consent check keeps a probe's downlink alive (its client is still there).
             state.sessions[session.credentials.localUfrag]?.probe?.lastHeard = now
+            return true
         }
+        guard verified else { return .refuse(code: 403, transactionID: layout.transactionID) }
         return .answer(encoded, check: true)
+    }
+
+    /// The reason phrase of an error response this edge sends.
+    private static func reason(_ code: Int) -> String {
+        switch code {
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        default: "Unauthorized"
+        }
     }
 
     /// The answer to a plain Binding request: XOR-MAPPED-ADDRESS and FINGERPRINT, no integrity.

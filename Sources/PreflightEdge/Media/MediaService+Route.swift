@@ -58,8 +58,10 @@ extension MediaService {
     /// - Parameter received: when the datagram arrived, on the service's clock (``now``), for a
     ///   caller that read the clock once for a whole read; what the edge sends still reads the
     ///   clock when it is sent. `time` (tests) stands for both.
+    /// - Parameter entry: the source's entry in ``State/verified`` as ``lookUp(_:entries:)``
+    ///   found it for a read burst, or -1; checked against the source before it is used.
     func route(
-        _ datagram: ByteBuffer, from source: DatagramSource, at time: Double? = nil, received: Double? = nil,
+        _ datagram: ByteBuffer, from source: DatagramSource, at time: Double? = nil, received: Double? = nil, entry: Int = -1,
         appendingTo arena: inout ByteBuffer
     ) -> (length: Int, destination: Destination)? {
         var datagram = datagram
@@ -69,11 +71,13 @@ extension MediaService {
         // One lock per datagram for the rate limit, the source's budget and, for media, the
         // session's work.
         let outcome = state.withLock { state -> MediaOutcome in
-            // One table search: the verified entry holds its session's slot. What is found is
-            // changed in place: a session copied out and back would copy its buffers.
-            let verifiedIndex = state.verified.index(forKey: source.key)
+            // One table search (none when the burst's look-up found the entry): the verified
+            // entry holds its session's slot. What is found is changed in place: a session
+            // copied out and back would copy its buffers.
+            let verifiedIndex =
+                state.verified.contains(entry: entry, key: source.key) ? entry : state.verified.entry(forKey: source.key)
             let slot = verifiedIndex.flatMap { index -> SessionTable.Slot? in
-                let slot = Self.slot(of: &state.verified.values[index])
+                let slot = Self.slot(of: &state.verified[entry: index])
                 return state.sessions.contains(slot) ? slot : nil
             }
             let route = slot.map { Self.routing(of: &state.sessions[$0]) }
@@ -84,7 +88,7 @@ extension MediaService {
                     return .drop
                 }
             } else if let verifiedIndex {
-                guard state.verified.values[verifiedIndex].rate.allow(at: now) else {
+                guard state.verified[entry: verifiedIndex].rate.allow(at: now) else {
                     state.counters.droppedRateLimited += 1
                     return .drop
                 }
@@ -92,7 +96,7 @@ extension MediaService {
                 state.counters.droppedRateLimited += 1
                 return .drop
             }
-            if let verifiedIndex { state.verified.values[verifiedIndex].budget.receive(bytes: size) }
+            if let verifiedIndex { state.verified[entry: verifiedIndex].budget.receive(bytes: size) }
             switch kind {
             case .stun:
                 return .stun
@@ -114,20 +118,20 @@ extension MediaService {
                     state.sessions[slot].srtpIn = context
                 }
                 if kind == .rtp, route?.checking == true {
-                    let ufrag = state.verified.values[verifiedIndex].ufrag
+                    let ufrag = state.verified[entry: verifiedIndex].ufrag
                     return datagram.withUnsafeReadableBytes { bytes in
                         relayCheck(bytes, from: ufrag, source: source.key, state: &state, at: now)
                     }
                 }
                 if kind == .rtp, route?.bridged == true {
-                    let ufrag = state.verified.values[verifiedIndex].ufrag
+                    let ufrag = state.verified[entry: verifiedIndex].ufrag
                     return datagram.withUnsafeReadableBytes { bytes in
                         forward(bytes, from: ufrag, state: &state, at: now)
                     }
                 }
                 return datagram.withUnsafeReadableBytes { bytes in
                     answer(
-                        bytes, kind: kind, budget: &state.verified.values[verifiedIndex].budget, session: &state.sessions[slot],
+                        bytes, kind: kind, budget: &state.verified[entry: verifiedIndex].budget, session: &state.sessions[slot],
                         counters: &state.counters, recordingBytes: &state.recordingBytes, at: now, injected: time)
                 }
             default:
@@ -161,6 +165,35 @@ extension MediaService {
             guard var reply = handleSTUN(datagram, from: address, key: source.key) else { return nil }
             arena.writeBuffer(&reply)
             return (arena.writerIndex - start, .source)
+        }
+    }
+
+    /// Looks up a read burst's sources in ``State/verified`` and starts loading their entries
+    /// and sessions into the CPU's cache, before ``route(_:from:at:received:entry:appendingTo:)``
+    /// handles each datagram with the entry found (written to `entries`, -1 for none; one per
+    /// source, the rest of a longer `entries` left as it was). At a
+    /// thousand sessions a source's state has left the cache by its next packet: misses taken
+    /// for the whole burst at once overlap, where misses taken a datagram at a time add up.
+    func lookUp(_ sources: UnsafeBufferPointer<SourceKey>, entries: UnsafeMutableBufferPointer<Int>) {
+        state.withLock { state in
+            // Three passes, each loading what the next reads for every source at once: the
+            // first bucket of each source, the entry that bucket names, then the search (found
+            // in the cache) and the session the entry names.
+            for (index, key) in zip(entries.indices, sources) {
+                entries[index] = VerifiedTable.hash(key)
+                state.verified.prefetchBucket(hash: entries[index])
+            }
+            for hash in entries.prefix(sources.count) { state.verified.prefetchEntry(hash: hash) }
+            for (index, key) in zip(entries.indices, sources) {
+                guard let entry = state.verified.entry(forKey: key, hash: entries[index]) else {
+                    entries[index] = -1
+                    continue
+                }
+                entries[index] = entry
+                // Already on its way unless the key was not in its first bucket.
+                state.verified.prefetch(entry: entry)
+                state.sessions.prefetch(Self.slot(of: &state.verified[entry: entry]))
+            }
         }
     }
 

@@ -108,7 +108,7 @@ extension MediaService {
 
     struct State {
         var sessions = SessionTable()
-        var verified: [SourceKey: VerifiedPeer] = [:]
+        var verified = VerifiedTable()
         var limiter: SourceRateLimiter<SourceKey>
         var recordingBytes = 0
         var counters = Counters()

@@ -1,3 +1,4 @@
+import CMediaBatch
 import NIOCore
 import PreflightCore
 
@@ -16,6 +17,8 @@ extension MediaService {
         private var storage: [Session] = []
         private var generations: [UInt32] = []
         private var live: [Bool] = []
+        /// Addresses verified for each slot's session (``verifiedAddresses(in:)``).
+        private var addresses: [Int] = []
         private var free: [Int] = []
         private var slots: [String: Int] = [:]
 
@@ -41,6 +44,7 @@ extension MediaService {
                     storage.append(newValue)
                     generations.append(0)
                     live.append(true)
+                    addresses.append(0)
                     slots[ufrag] = storage.count - 1
                 }
             }
@@ -62,6 +66,33 @@ extension MediaService {
             _modify { yield &storage[slot.index] }
         }
 
+        /// Addresses verified now for the session in `slot` (a session replaced under its ufrag
+        /// keeps its slot, its addresses and their count); 0 for a stale slot.
+        func verifiedAddresses(in slot: Slot) -> Int {
+            contains(slot) ? addresses[slot.index] : 0
+        }
+
+        /// Counts an address verified for (`by` 1) or taken from (-1) the session in `slot`;
+        /// nothing for a stale slot.
+        mutating func countVerifiedAddresses(in slot: Slot, by change: Int) {
+            guard contains(slot) else { return }
+            addresses[slot.index] = max(0, addresses[slot.index] + change)
+        }
+
+        /// The bytes of a session an echo reads and changes: its first fields and its receive
+        /// statistics (``Session`` keeps them first).
+        static let hotBytes = (MemoryLayout<Session>.offset(of: \Session.uplink) ?? 0) + MemoryLayout<ReceiveStatistics>.size
+
+        /// Starts loading the fields an echo uses of the session in `slot` into the CPU's cache:
+        /// a hint (nothing is read, a stale slot is harmless), so that the sessions of a whole
+        /// read burst load at once instead of one cache miss after another.
+        func prefetch(_ slot: Slot) {
+            storage.withUnsafeBufferPointer { sessions in
+                guard slot.index >= 0, slot.index < sessions.count, let base = sessions.baseAddress else { return }
+                preflight_media_prefetch(UnsafeRawPointer(base + slot.index), Self.hotBytes)
+            }
+        }
+
         /// Removes the session with this ufrag and returns it; its slot's generation moves on.
         @discardableResult
         mutating func removeValue(forKey ufrag: String) -> Session? {
@@ -72,6 +103,7 @@ extension MediaService {
                 credentials: ICELiteCredentials(localUfrag: "", localPassword: "", remoteUfrag: ""), key: STUNIntegrityKey([]),
                 application: nil, format: removed.format, ssrc: 0, sequence: 0)
             live[index] = false
+            addresses[index] = 0
             generations[index] &+= 1
             free.append(index)
             return removed

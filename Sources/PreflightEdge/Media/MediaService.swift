@@ -136,7 +136,7 @@ public final class MediaService: Sendable {
             if let session = state.sessions.removeValue(forKey: localUfrag) {
                 state.recordingBytes -= session.recordingBytes
             }
-            state.verified = state.verified.filter { $0.value.ufrag != localUfrag }
+            state.verified.removeAll { $0.ufrag == localUfrag }
         }
     }
 

@@ -18,6 +18,15 @@ struct SourceKey: Hashable, Sendable {
     /// in the high 32 bits.
     var portFamilyScope: UInt64
 
+    /// A key no address has (family 0): for a datagram whose source has no key.
+    static let unknown = SourceKey(high: 0, low: 0, portFamilyScope: 0)
+
+    private init(high: UInt64, low: UInt64, portFamilyScope: UInt64) {
+        self.high = high
+        self.low = low
+        self.portFamilyScope = portFamilyScope
+    }
+
     /// The same address without its port: two keys with the same host are the same host.
     var host: SourceKey {
         var host = self

@@ -26,7 +26,7 @@ extension SessionLoop {
                 callSid: callSid, ufrag: publish.ufrag, application: .echo, role: .caller, answered: true,
                 remoteUfrag: check.publish.ufrag, format: format, srtp: nil, claims: claims)
             call.subscribeUfrag = subscribe.ufrag
-            enter(.inCall(call), timers: &timers)
+            enter(.inCall(call))
             logger.info(
                 "connectivity check started",
                 metadata: [

@@ -157,6 +157,6 @@ extension SessionLoop {
                 if !Task.isCancelled { inbox.post(.mediaLingered(ufrag: ufrag)) }
             }
         }
-        enter(.ready(call.claims), timers: &timers)
+        enter(.ready(call.claims))
     }
 }

@@ -20,7 +20,7 @@ extension SessionLoop {
             await send(.welcome(.init(
                 edge: configuration.edgeName, sessionId: sessionId, iceServers: session.iceServers(for: claims),
                 resumeToken: resumeToken.isEmpty ? nil : resumeToken)))
-            enter(.ready(claims), timers: &timers)
+            enter(.ready(claims))
             return .proceed
         } catch {
             await fail(error)
@@ -85,7 +85,7 @@ extension SessionLoop {
             openLog(callSid: callSid, claims: claims, role: .caller)
             enter(.inCall(.init(
                 callSid: callSid, ufrag: ufrag, application: application, role: .caller, answered: true,
-                remoteUfrag: invite.ice.ufrag, format: format, srtp: nil, claims: claims)), timers: &timers)
+                remoteUfrag: invite.ice.ufrag, format: format, srtp: nil, claims: claims)))
             if application == .recordPlayback {
                 let inbox = inbox
                 let session = session
@@ -139,7 +139,7 @@ extension SessionLoop {
                 callSid: callSid, ice: ice, codec: format.name, payloadType: format.payloadType, application: "dial", srtp: key)))
             edge.calls.attachMedia(callSid: callSid, sessionId: sessionId, ufrag: ufrag)
         }
-        enter(.inCall(call), timers: &timers)
+        enter(.inCall(call))
         let inbox = inbox
         timers.addTask {
             try? await Task.sleep(for: dial.ringTimeout)
@@ -193,7 +193,7 @@ extension SessionLoop {
         edge.calls.attachMedia(callSid: accept.callSid, sessionId: sessionId, ufrag: leg.ufrag)
         enter(.inCall(.init(
             callSid: accept.callSid, ufrag: leg.ufrag, application: nil, role: .callee, answered: true,
-            remoteUfrag: accept.ice.ufrag, format: format, srtp: srtp, claims: claims)), timers: &timers)
+            remoteUfrag: accept.ice.ufrag, format: format, srtp: srtp, claims: claims)))
         logger.info("call answered", metadata: ["callSid": "\(accept.callSid)"])
         return .proceed
     }

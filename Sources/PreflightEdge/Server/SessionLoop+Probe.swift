@@ -23,7 +23,7 @@ extension SessionLoop {
                 callSid: callSid, ufrag: ufrag, application: .echo, role: .caller, answered: true, remoteUfrag: probe.ice.ufrag,
                 format: format, srtp: nil, claims: claims)
             call.isProbe = true
-            enter(.inCall(call), timers: &timers)
+            enter(.inCall(call))
             let inbox = inbox
             timers.addTask {
                 while (try? await Task.sleep(for: .milliseconds(100))) != nil {

@@ -1,6 +1,8 @@
 import Foundation
 import HummingbirdWebSocket
 import Logging
+import NIOCore
+import NIOPosix
 import PreflightCore
 import Synchronization
 
@@ -25,6 +27,10 @@ struct SessionLoop {
     /// Counts phase changes: a timer's event carries the number of the phase that started it, so
     /// the timer of a phase already left is ignored.
     var phaseNumber = 0
+    /// The phase's timer, cancelled when the phase is left: a sleeping task would still wake at
+    /// its deadline, so a thousand sessions past their hello and invite would wake the edge two
+    /// thousand times ten seconds later (docs/lab.md, "Edge throughput").
+    var phaseTimer: Scheduled<Void>?
     var admission: SessionAdmissions.Holder?
     /// This session as a party of calls between clients (from its `hello`).
     var party: CallRouter.Party?
@@ -52,12 +58,13 @@ struct SessionLoop {
 
     mutating func run() async -> SignalingSession.Ending {
         await withTaskGroup(of: Void.self) { timers in
-            startTimer(configuration.signalingTimeout, in: &timers)
+            startTimer(configuration.signalingTimeout)
             for await event in inbox.events {
                 inbox.took(event)
                 if case .end = await handle(event, timers: &timers) { break }
             }
             release()
+            phaseTimer?.cancel()
             timers.cancelAll()
         }
         return ending
@@ -88,27 +95,28 @@ struct SessionLoop {
 
     // MARK: Phases and timers
 
-    func startTimer(_ duration: Duration, in timers: inout TaskGroup<Void>) {
+    /// Starts the phase's timer, on an event loop's timer heap, in place of the last phase's.
+    mutating func startTimer(_ duration: Duration) {
         let number = phaseNumber
         let inbox = inbox
-        timers.addTask {
-            try? await Task.sleep(for: duration)
-            if !Task.isCancelled { inbox.post(.timeout(phaseNumber: number)) }
+        phaseTimer?.cancel()
+        phaseTimer = MultiThreadedEventLoopGroup.singleton.next().scheduleTask(in: TimeAmount(duration)) {
+            inbox.post(.timeout(phaseNumber: number))
         }
     }
 
     /// Enters `next` with its timer: an unregistered session in no call must invite within the
     /// signaling timeout, a registered one waits as long as it likes; a call has its maximum.
-    mutating func enter(_ next: Phase, timers: inout TaskGroup<Void>) {
+    mutating func enter(_ next: Phase) {
         phase = next
         phaseNumber += 1
         switch next {
         case .awaitingHello:
-            break
+            phaseTimer?.cancel()
         case .ready:
-            if !registered { startTimer(configuration.signalingTimeout, in: &timers) }
+            if registered { phaseTimer?.cancel() } else { startTimer(configuration.signalingTimeout) }
         case .inCall(let call):
-            startTimer(call.application == nil ? configuration.maximumCallDuration : configuration.maximumTestDuration, in: &timers)
+            startTimer(call.application == nil ? configuration.maximumCallDuration : configuration.maximumTestDuration)
         }
     }
 
