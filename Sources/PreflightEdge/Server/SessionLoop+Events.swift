@@ -36,7 +36,7 @@ extension SessionLoop {
             closeCall(call, timers: &timers)
             return .proceed
         case (.message(.hello(let token, _)), .awaitingHello):
-            return await hello(token: token, timers: &timers)
+            return await hello(token: token)
         case (.message(.probe(let probe)), .ready(let claims)):
             return await startProbe(probe, claims: claims, timers: &timers)
         case (.message(.connectivityCheck(let check)), .ready(let claims)):
@@ -53,7 +53,7 @@ extension SessionLoop {
         case (.message(.invite(let invite)), .ready(let claims)):
             return await placeCall(invite, claims: claims, timers: &timers)
         case (.message(.accept(let accept)), _) where party != nil:
-            return await answerIncoming(accept, timers: &timers)
+            return await answerIncoming(accept)
         case (.message(.reject(let callSid)), _) where party != nil:
             if offered.remove(callSid) != nil { edge.calls.reject(callSid: callSid, by: sessionId) }
             return .proceed

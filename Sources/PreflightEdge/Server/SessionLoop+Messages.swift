@@ -6,7 +6,7 @@ import Synchronization
 extension SessionLoop {
     /// `hello`: the token is verified and the session admitted (counted only now, with a valid
     /// token: a connection that never authenticates holds no session slot).
-    mutating func hello(token: String, timers: inout TaskGroup<Void>) async -> SignalingSession.Disposition {
+    mutating func hello(token: String) async -> SignalingSession.Disposition {
         do throws(PreflightError) {
             let claims = try await edge.verifier.verify(token)
             let identity = claims.grants.identity ?? ""
@@ -151,7 +151,7 @@ extension SessionLoop {
 
     /// `accept` of a call ringing here: the first device to accept gets it; one that comes too
     /// late (cancelled, answered elsewhere, busy here) gets a `hangup` with 31000 and the session goes on.
-    mutating func answerIncoming(_ accept: SignalingMessage.Accept, timers: inout TaskGroup<Void>) async -> SignalingSession.Disposition {
+    mutating func answerIncoming(_ accept: SignalingMessage.Accept) async -> SignalingSession.Disposition {
         let format: AudioPayloadFormat
         let srtp: SRTPKeyingMaterial?
         do throws(PreflightError) {
