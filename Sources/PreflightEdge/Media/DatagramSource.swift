@@ -31,6 +31,12 @@ struct DatagramSource {
     /// A source as the kernel wrote it for `recvmmsg`: `name` must stay valid while this is used.
     init?(name: UnsafePointer<sockaddr>, length: socklen_t) {
         guard let key = SourceKey(name: name, length: length) else { return nil }
+        self.init(key: key, name: name, length: length)
+    }
+
+    /// A source as the kernel wrote it, with the key already read from `name` (a read burst's
+    /// look-up reads every key first): `name` must stay valid while this is used.
+    init(key: SourceKey, name: UnsafePointer<sockaddr>, length: socklen_t) {
         self.key = key
         self.name = name
         self.length = length

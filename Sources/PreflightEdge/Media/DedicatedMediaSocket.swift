@@ -143,12 +143,14 @@ final class DedicatedMediaSocket: Sendable {
                     service.countMalformed()
                     continue
                 }
+                // The key read for the look-up; `unknown`: another family, no media source.
                 var length = socklen_t(0)
-                guard let name = preflight_media_batch_source(calls, index, &length),
-                    let source = DatagramSource(name: name, length: length),
+                let key = keys[Int(index)]
+                guard key != .unknown, let name = preflight_media_batch_source(calls, index, &length),
                     let datagram = received.getSlice(
                         at: Int(index) * Self.slot, length: preflight_media_batch_length(calls, index))
                 else { continue }
+                let source = DatagramSource(key: key, name: name, length: length)
                 if let (length, destination) = service.route(
                     datagram, from: source, received: arrival, entry: entries[Int(index)], appendingTo: &replies)
                 {

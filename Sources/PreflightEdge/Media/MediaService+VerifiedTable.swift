@@ -37,7 +37,7 @@ extension MediaService {
 
         init() {}
 
-        /// A key's hash, for ``entry(forKey:hash:)`` and ``prefetch(hash:)``.
+        /// A key's hash, for ``entry(forKey:hash:)``, ``prefetchBucket(hash:)`` and ``prefetchEntry(hash:)``.
         static func hash(_ key: SourceKey) -> Int {
             var hasher = Hasher()
             hasher.combine(key)
