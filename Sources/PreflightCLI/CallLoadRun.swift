@@ -57,7 +57,7 @@ struct CallLoadRun {
 
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Result {
         let sessionCap = 2 * calls + 10
-        let edge = try EdgeProcess.start(
+        let edge = try await EdgeProcess.start(
             executable: executable,
             arguments: [
                 // Every party comes from this one address: raise the per-address caps with the count.

@@ -55,7 +55,7 @@ struct LoadGeneratorRun {
     /// Runs the edge and the generator; returns the generator's exit status.
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Int32 {
         // A search for the highest clean rate runs many windows on the same sessions.
-        let edge = try LoadRun.startEdge(sessions: sessions, arguments: ["--max-duration", "3600"] + edgeArguments)
+        let edge = try await LoadRun.startEdge(sessions: sessions, arguments: ["--max-duration", "3600"] + edgeArguments)
         defer { edge.stop() }
         progress("load: edge pid \(edge.pid) at \(edge.signalingURL); opening \(sessions) sessions for \(generator)")
         let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -49,8 +49,8 @@ struct LoadRun {
 
     /// `preflight serve` as a child process for `sessions` echo sessions from this one address
     /// (the per-address caps raised with the count), with `arguments` besides.
-    static func startEdge(sessions: Int, arguments: [String] = []) throws(PreflightError) -> EdgeProcess {
-        try EdgeProcess.start(
+    static func startEdge(sessions: Int, arguments: [String] = []) async throws(PreflightError) -> EdgeProcess {
+        try await EdgeProcess.start(
             executable: URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(),
             arguments: [
                 "--max-sessions", "\(sessions + 10)", "--max-sessions-per-account", "\(sessions + 10)",
@@ -60,7 +60,7 @@ struct LoadRun {
     }
 
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Result {
-        let edge = try Self.startEdge(sessions: sessions)
+        let edge = try await Self.startEdge(sessions: sessions)
         defer { edge.stop() }
         progress("load: edge pid \(edge.pid) at \(edge.signalingURL); connecting \(sessions) sessions")
 

@@ -1,4 +1,5 @@
 import Foundation
+import PreflightCore
 
 /// Runs blocking device work on a thread of its own, so that Swift concurrency's few threads
 /// never wait on a device clock. Cancelling the awaiting task gives the work's ``StopSignal``.
@@ -6,18 +7,7 @@ enum DeviceThread {
     static func run<Value: Sendable>(
         _ name: String, stop: StopSignal, _ body: @escaping @Sendable () throws(PreflightError) -> Value
     ) async throws(PreflightError) -> Value {
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, PreflightError>, Never>) in
-                let thread = Thread {
-                    continuation.resume(returning: Result { () throws(PreflightError) -> Value in try body() })
-                }
-                thread.name = name
-                thread.start()
-            }
-        } onCancel: {
-            stop.stop()
-        }
-        return try result.get()
+        try await BlockingWork.run(name, onCancel: { stop.stop() }, body)
     }
 
     /// Starts a thread of its own for a device that stays open: `open` opens it there, `make`

@@ -49,7 +49,20 @@ public enum ExternalTool {
     ///   - environment: variables added to this process's environment.
     /// - Throws: ``PreflightError`` `.invalidArgument` when the tool is missing, cannot start or
     ///   exits with a non-zero status (the message carries its standard error).
+    ///
+    /// The tool runs and is read on a thread of its own (``BlockingWork``): a tool that takes
+    /// half a minute (a browser) must not hold one of the test process's few concurrency threads.
     public static func run(
+        _ name: String, _ arguments: [String], standardInput: [UInt8] = [], environment: [String: String] = [:]
+    ) async throws(PreflightError) -> String {
+        try await BlockingWork.run("preflight.tool.\(name)") { () throws(PreflightError) -> String in
+            try runBlocking(name, arguments, standardInput: standardInput, environment: environment)
+        }
+    }
+
+    /// ``run(_:_:standardInput:environment:)`` on the caller's thread: only for short tools where
+    /// no `await` can be (a `defer`).
+    static func runBlocking(
         _ name: String, _ arguments: [String], standardInput: [UInt8] = [], environment: [String: String] = [:]
     ) throws(PreflightError) -> String {
         guard let path = path(of: name) else {

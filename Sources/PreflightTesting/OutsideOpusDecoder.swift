@@ -36,11 +36,11 @@ public enum OutsideOpusDecoder {
 
     /// Decodes `payloads` (one RTP payload each, in order) and measures the tone in them.
     /// - Throws: ``PreflightError`` when python3 or opuslib is missing or its answer is not three numbers.
-    public static func decode(_ payloads: [[UInt8]]) throws(PreflightError) -> Result {
+    public static func decode(_ payloads: [[UInt8]]) async throws(PreflightError) -> Result {
         // Length-prefixed payloads, as they stand in RTP packets one by one.
         var input: [UInt8] = []
         for payload in payloads { input += [UInt8(truncatingIfNeeded: payload.count >> 8), UInt8(truncatingIfNeeded: payload.count)] + payload }
-        let output = try ExternalTool.run("python3", ["-c", script], standardInput: input)
+        let output = try await ExternalTool.run("python3", ["-c", script], standardInput: input)
         let fields = output.split(whereSeparator: \.isWhitespace)
         guard fields.count == 3, let samples = Int(fields[0]), let frequency = Double(fields[1]), let amplitude = Double(fields[2]) else {
             throw PreflightError(code: .malformed, message: "opuslib answered \(UntrustedText.quoted(output))")

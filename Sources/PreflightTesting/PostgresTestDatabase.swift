@@ -9,7 +9,7 @@ import PreflightEdge
 /// ```swift
 /// @Suite(.enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
 /// …
-/// let database = try PostgresTestDatabase.create()
+/// let database = try await PostgresTestDatabase.create()
 /// defer { database.drop() }
 /// configuration.store = database.location
 /// ```
@@ -26,7 +26,8 @@ public struct PostgresTestDatabase: Sendable {
     public static var canRun: Bool {
         if ExternalTool.isCI { return true }
         guard ExternalTool.isRoot, ExternalTool.isAvailable("psql"), ExternalTool.isAvailable("runuser") else { return false }
-        return (try? ExternalTool.run("runuser", ["-u", "postgres", "--", "psql", "-Atqc", "SELECT 1"])) != nil
+        // A trait is evaluated outside any task: the one place this waits on its own thread.
+        return (try? ExternalTool.runBlocking("runuser", ["-u", "postgres", "--", "psql", "-Atqc", "SELECT 1"])) != nil
     }
 
     /// Why they are skipped.
@@ -35,25 +36,30 @@ public struct PostgresTestDatabase: Sendable {
 
     /// Makes a new role and database.
     /// - Throws: ``PreflightError`` `.invalidArgument` when `psql` fails.
-    public static func create() throws(PreflightError) -> PostgresTestDatabase {
+    public static func create() async throws(PreflightError) -> PostgresTestDatabase {
         let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
         let name = "preflight_test_\(suffix)"
         let password = UUID().uuidString.replacingOccurrences(of: "-", with: "")
-        _ = try psql("CREATE ROLE \(name) LOGIN PASSWORD '\(password)'")
-        _ = try psql("CREATE DATABASE \(name) OWNER \(name)")
+        _ = try await psql("CREATE ROLE \(name) LOGIN PASSWORD '\(password)'")
+        _ = try await psql("CREATE DATABASE \(name) OWNER \(name)")
         let url = "postgres://\(name):\(password)@127.0.0.1:5432/\(name)?sslmode=disable"
         return PostgresTestDatabase(name: name, location: try StoreLocation(parsing: url), url: url)
     }
 
     /// Runs one statement as the `postgres` superuser; its output, unaligned.
     @discardableResult
-    public static func psql(_ statement: String, database: String = "postgres") throws(PreflightError) -> String {
-        try ExternalTool.run("runuser", ["-u", "postgres", "--", "psql", "-v", "ON_ERROR_STOP=1", "-Atq", "-d", database, "-c", statement])
+    public static func psql(_ statement: String, database: String = "postgres") async throws(PreflightError) -> String {
+        try await ExternalTool.run("runuser", psqlArguments(statement, database: database))
     }
 
-    /// Drops the database (closing its connections) and the role.
+    static func psqlArguments(_ statement: String, database: String) -> [String] {
+        ["-u", "postgres", "--", "psql", "-v", "ON_ERROR_STOP=1", "-Atq", "-d", database, "-c", statement]
+    }
+
+    /// Drops the database (closing its connections) and the role. It waits for `psql` on the
+    /// caller's thread (two short statements), so that it can run in a `defer`.
     public func drop() {
-        _ = try? Self.psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-        _ = try? Self.psql("DROP ROLE IF EXISTS \(name)")
+        _ = try? ExternalTool.runBlocking("runuser", Self.psqlArguments("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", database: "postgres"))
+        _ = try? ExternalTool.runBlocking("runuser", Self.psqlArguments("DROP ROLE IF EXISTS \(name)", database: "postgres"))
     }
 }

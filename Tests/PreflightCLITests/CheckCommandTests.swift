@@ -44,7 +44,7 @@ import Testing
         #expect(result.errors.map(\.code) == [70401])
         // The pattern stood in: video still went up and came back.
         #expect(result.mediaServerReport.stats.video.packetsReceived > 80)
-        let verdict = try ExternalTool.run(
+        let verdict = try await ExternalTool.run(
             "python3", ["-m", "labkit.checkjson"], standardInput: Array(output.utf8), environment: ["PYTHONPATH": Self.scriptsDirectory])
         #expect(verdict.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(verdict)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])

@@ -66,7 +66,7 @@ extension DeviceCommandSuites {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let tone = directory.appendingPathComponent("tone.wav")
-            _ = try ExternalTool.run("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", tone.path, "synth", "1", "sine", "1000", "vol", "0.5"])
+            _ = try await ExternalTool.run("sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", tone.path, "synth", "1", "sine", "1000", "vol", "0.5"])
             let played = try await Self.parse(
                 ["speaker-check", "--file", tone.path, "--json", "--audio-server", server.address], as: SpeakerCheckCommand.self
             ).execute().get()

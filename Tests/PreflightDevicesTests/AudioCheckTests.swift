@@ -45,7 +45,7 @@ extension DeviceTests {
             let directory = try AudioTools.scratchDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
             let tone = directory.appendingPathComponent("tone.wav")
-            try AudioTools.soxTone(tone, seconds: 6)
+            try await AudioTools.soxTone(tone, seconds: 6)
             let player = try AudioTools.play(tone, device: PulseAudioServer.sink, server: server)
             defer { AudioTools.finish(player) }
             try await Task.sleep(for: .milliseconds(500))  // paplay connects and starts
@@ -66,7 +66,7 @@ extension DeviceTests {
             let recording = try AudioTools.samples(result.recordingURL)
             #expect(recording.sampleRate == 48_000 && recording.channels == 1 && recording.frameCount == 144_000)
             let estimate = try #require(AudioTools.medianTone(recording.samples, sampleRate: recording.sampleRate, segment: 24_000))
-            let sox = try AudioTools.soxStat(result.recordingURL)
+            let sox = try await AudioTools.soxStat(result.recordingURL)
             print("mic check recording: ToneEstimate \(estimate.frequency) Hz, amplitude \(estimate.amplitude); sox \(sox)")
             #expect(abs(estimate.frequency - 1000) < 1)
             #expect(abs(estimate.amplitude - 0.5) < 0.05)
@@ -95,7 +95,7 @@ extension DeviceTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let diagnostics = Self.diagnostics(server, directory: directory)
             let tone = directory.appendingPathComponent("tone.wav")
-            try AudioTools.soxTone(tone, seconds: 5)
+            try await AudioTools.soxTone(tone, seconds: 5)
             let player = try AudioTools.play(tone, device: PulseAudioServer.sink, server: server)
             try await Task.sleep(for: .milliseconds(500))
             let recorded = try await diagnostics.micCheck(timeInMillis: 2000, device: PulseAudioServer.monitor)
@@ -119,7 +119,7 @@ extension DeviceTests {
             let first = try #require(loud.first), last = try #require(loud.last)
             let tonePart = Array(heard.samples[first...last])
             let estimate = try #require(AudioTools.medianTone(tonePart, sampleRate: heard.sampleRate, segment: 24_000))
-            let sox = try AudioTools.soxStat(capture)
+            let sox = try await AudioTools.soxStat(capture)
             print(
                 "speaker check: \(played.duration) s played at \(played.level) dBFS; the monitor heard \(Double(tonePart.count) / 48_000) s of tone at \(estimate.frequency) Hz, amplitude \(estimate.amplitude); sox \(sox)")
             #expect(abs(Double(tonePart.count) / 48_000 - 2) < 0.1)

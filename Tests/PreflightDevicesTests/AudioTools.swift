@@ -14,15 +14,15 @@ enum AudioTools {
     }
 
     /// A sine tone written by sox: `seconds` long at `frequency` Hz, peak `volume` of full scale.
-    static func soxTone(_ url: URL, frequency: Int = 1000, seconds: Double, volume: Double = 0.5, rate: Int = 48_000) throws {
-        _ = try ExternalTool.run(
+    static func soxTone(_ url: URL, frequency: Int = 1000, seconds: Double, volume: Double = 0.5, rate: Int = 48_000) async throws {
+        _ = try await ExternalTool.run(
             "sox", ["-n", "-r", "\(rate)", "-c", "1", "-b", "16", url.path, "synth", "\(seconds)", "sine", "\(frequency)", "vol", "\(volume)"])
     }
 
     /// What sox's `stat` says of a file: its rough frequency (Hz) and maximum amplitude (0…1).
-    static func soxStat(_ url: URL) throws -> (frequency: Double, maximumAmplitude: Double, rmsAmplitude: Double) {
+    static func soxStat(_ url: URL) async throws -> (frequency: Double, maximumAmplitude: Double, rmsAmplitude: Double) {
         // sox prints stat to standard error.
-        let text = try ExternalTool.run("sh", ["-c", "sox \"$0\" -n stat 2>&1", url.path])
+        let text = try await ExternalTool.run("sh", ["-c", "sox \"$0\" -n stat 2>&1", url.path])
         func value(_ label: String) -> Double {
             let line = text.split(separator: "\n").first { $0.hasPrefix(label) } ?? ""
             return Double(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? .nan

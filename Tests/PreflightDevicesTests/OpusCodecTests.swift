@@ -41,8 +41,8 @@ struct OpusCodecTests {
 
     /// opuslib decodes the RTP payloads our encoder made: the tone, at 1 kHz.
     @Test(.enabled(if: ExternalTool.canRun(needing: "python3"), "needs python3 and PyPI opuslib"))
-    func anOutsideDecoderReadsOurPayloads() throws {
-        let result = try OutsideOpusDecoder.decode(try Self.encode(Self.tone(frames: 50)))
+    func anOutsideDecoderReadsOurPayloads() async throws {
+        let result = try await OutsideOpusDecoder.decode(try Self.encode(Self.tone(frames: 50)))
         print("opuslib decoded: \(result)")
         #expect(result.samples == 50 * OpusCodec.frameSamples)
         #expect(abs(result.frequency - 1000) < 2)

@@ -25,7 +25,7 @@ struct EdgeTLSTests {
     }
 
     @Test func aTestOverWSSCompletesWhenTheEdgeCertificateIsTrusted() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         try await LocalEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
             let port = try #require(edge.addresses.http.port)
@@ -43,7 +43,7 @@ struct EdgeTLSTests {
     }
 
     @Test func withoutTrustingTheCertificateTheTestFailsWith53000() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         try await LocalEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
             let test = PreflightTest.run(options: PreflightOptions(
@@ -56,7 +56,7 @@ struct EdgeTLSTests {
             #expect(error.message.contains("certificate verification failed"), "\(error.message)")
 
             // Trusting another CA does not help either.
-            let other = try TestCertificate.make()
+            let other = try await TestCertificate.make()
             defer { other.remove() }
             let wrongCA = PreflightTest.run(options: PreflightOptions(
                 accessToken: try await edge.token(), edgeURL: edge.signalingURL, duration: .seconds(1),
@@ -73,7 +73,7 @@ struct EdgeTLSTests {
     #if os(Linux)
     /// Linux routes all of 127.0.0.0/8 to loopback; other systems only 127.0.0.1.
     @Test func aCertificateForAnotherAddressIsRefused() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         var configuration = Self.configuration(certificate)
         configuration.host = "127.0.0.2"  // the certificate names 127.0.0.1, ::1 and localhost only
@@ -89,7 +89,7 @@ struct EdgeTLSTests {
     #endif
 
     @Test func plainHTTPAndWSToTheTLSPortGetNoAnswer() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         try await LocalEdge.withRunning(configuration: Self.configuration(certificate)) { edge in
             let port = try #require(edge.addresses.http.port)
@@ -107,7 +107,7 @@ struct EdgeTLSTests {
     }
 
     @Test func unreadableCertificateOrKeyIsACodedError() async throws {
-        let certificate = try TestCertificate.make()
+        let certificate = try await TestCertificate.make()
         defer { certificate.remove() }
         let missing = certificate.directory.appendingPathComponent("missing.pem").path
         // A file that cannot be read is 70203; one that holds no certificate is 70005.

@@ -100,7 +100,7 @@ import Testing
         // The preflight executable that `swift test` builds beside the test bundle.
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("preflight")
-        let edge = try EdgeProcess.start(executable: executable, arguments: ["--log-level", "error"])
+        let edge = try await EdgeProcess.start(executable: executable, arguments: ["--log-level", "error"])
         defer { edge.kill() }
         let token = try await edge.token(identity: "victim")
         let test = PreflightTest.run(options: PreflightOptions(accessToken: token, edgeURL: edge.signalingURL, duration: .seconds(30)))

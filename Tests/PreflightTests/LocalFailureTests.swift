@@ -59,10 +59,10 @@ import Testing
         try await taken.close()
     }
 
-    @Test func missingExecutableIs70202() {
+    @Test func missingExecutableIs70202() async {
         let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/preflight")
         do {
-            let process = try EdgeProcess.start(executable: missing)
+            let process = try await EdgeProcess.start(executable: missing)
             process.kill()
             Issue.record("a missing executable started")
         } catch {
@@ -72,11 +72,11 @@ import Testing
         }
     }
 
-    @Test func processThatExitsBeforeListeningIs70202() throws {
+    @Test func processThatExitsBeforeListeningIs70202() async throws {
         // `false` exits at once with status 1: launched, never listening.
         let executable = try #require(["/bin/false", "/usr/bin/false"].first { FileManager.default.isExecutableFile(atPath: $0) })
         do {
-            let process = try EdgeProcess.start(executable: URL(fileURLWithPath: executable), standardError: .nullDevice)
+            let process = try await EdgeProcess.start(executable: URL(fileURLWithPath: executable), standardError: .nullDevice)
             process.kill()
             Issue.record("\(executable) was taken for a running edge")
         } catch {

@@ -162,7 +162,7 @@ struct OpusMediaTests {
             previous = header
             payloads.append(Array(bytes[header.payloadRange]))
         }
-        let result = try OutsideOpusDecoder.decode(payloads)
+        let result = try await OutsideOpusDecoder.decode(payloads)
         print("opuslib read the media path's payloads: \(result)")
         #expect(result.samples == 50 * 960)
         #expect(abs(result.frequency - 1000) < 2)

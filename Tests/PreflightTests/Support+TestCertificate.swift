@@ -1,4 +1,5 @@
 import Foundation
+import PreflightCore
 import PreflightTesting
 import Testing
 
@@ -20,7 +21,7 @@ struct TestCertificate {
 
     /// Makes a fresh certificate and key.
     /// - Throws: when openssl is missing (recorded as an issue) or fails.
-    static func make(commonName: String = "127.0.0.1") throws -> TestCertificate {
+    static func make(commonName: String = "127.0.0.1") async throws -> TestCertificate {
         guard let openssl else {
             Issue.record("openssl is not installed: CI must install it (apt-get install openssl)")
             throw CocoaError(.fileNoSuchFile)
@@ -39,8 +40,14 @@ struct TestCertificate {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        // Read and waited for on a thread of its own, never on one of the test process's few
+        // concurrency threads.
+        let reader = errors.fileHandleForReading
+        let errorText = await BlockingWork.run("openssl") { () -> String in
+            let text = String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
         try #require(process.terminationStatus == 0, "openssl could not make a certificate: \(errorText)")
         return TestCertificate(cert: cert, key: key, directory: directory)
     }

@@ -26,7 +26,7 @@ public struct EdgeProcess: Sendable {
     ///   listening (docs/errors.md).
     public static func start(
         executable: URL, arguments: [String] = [], standardError: FileHandle? = nil
-    ) throws(PreflightError) -> EdgeProcess {
+    ) async throws(PreflightError) -> EdgeProcess {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw PreflightError(
                 code: .processLaunchFailed,
@@ -49,15 +49,21 @@ public struct EdgeProcess: Sendable {
         } catch {
             throw PreflightError(code: .processLaunchFailed, message: "edge process: cannot start \(executable.path)", underlying: error)
         }
-        var text = ""
-        while !text.contains("\nmedia ") {
-            let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else {
-                process.waitUntilExit()
-                throw PreflightError(
-                    code: .processLaunchFailed, message: "edge process: exited with status \(process.terminationStatus) before listening")
+        // Read on a thread of its own: a loaded machine can take seconds to start the edge.
+        let reader = output.fileHandleForReading
+        let text = try await BlockingWork.run("preflight.edge-process") { () throws(PreflightError) -> String in
+            var text = ""
+            while !text.contains("\nmedia ") {
+                let data = reader.availableData
+                guard !data.isEmpty else {
+                    process.waitUntilExit()
+                    throw PreflightError(
+                        code: .processLaunchFailed,
+                        message: "edge process: exited with status \(process.terminationStatus) before listening")
+                }
+                text += String(decoding: data, as: UTF8.self)
             }
-            text += String(decoding: data, as: UTF8.self)
+            return text
         }
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("signaling ") }) else {
             process.terminate()

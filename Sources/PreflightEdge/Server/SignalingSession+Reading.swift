@@ -20,25 +20,25 @@ extension SignalingSession {
     }
 
     /// Parses the client's frames into events until the connection ends or the reader is
-    /// cancelled. When the client is more than ``inboundBuffer`` events ahead of the loop the
-    /// queue is finished, which ends the session. Once the session has ended it reads on without parsing, until the
-    /// client's close frame.
+    /// cancelled. While the loop is ``inboundBuffer`` events behind, the reader waits (and the
+    /// connection is not read). Once the session has ended it reads on without parsing, until
+    /// the client's close frame.
     func read(_ inbound: WebSocketInboundStream, state: ReaderState) async throws {
-        var flooded = false
+        var ended = false
         var discarded = 0
-        func deliver(_ event: Event) {
-            let inbox = state.target.withLock { $0 }
-            if !inbox.deliverFromClient(event) {
-                // Ends the session; what follows is read and discarded like after any end.
-                logger.info("signaling session ended: the client sends faster than the protocol allows")
-                inbox.finish()
-                flooded = true
+        func deliver(_ event: Event) async {
+            while !ended {
+                let inbox = state.target.withLock { $0 }
+                if await inbox.deliverFromClient(event) { return }
+                // The queue ended: the session is over, unless it was this connection's own
+                // queue and a `resume` moved the reader to another session's in the meantime.
+                ended = state.target.withLock { $0 } === inbox
             }
         }
         var iterator = inbound.makeAsyncIterator()
         do {
             while let message = try await iterator.nextMessage(maxSize: SignalingMessage.maximumTextLength) {
-                if flooded || state.sessionEnded.load(ordering: .acquiring) {
+                if ended || state.sessionEnded.load(ordering: .acquiring) {
                     discarded += 1
                     if discarded > Self.closeDrainMessages { return }
                     continue
@@ -54,7 +54,7 @@ extension SignalingSession {
                 case .binary:
                     event = .malformed(PreflightError(code: .malformed, message: "signaling: binary frames are not part of the protocol"))
                 }
-                deliver(event)
+                await deliver(event)
             }
         } catch is CancellationError {
             // The session ended and the client did not close in time.
@@ -62,9 +62,9 @@ extension SignalingSession {
             if Task.isCancelled { return }
             logger.debug("signaling connection ended", metadata: ["error": "\(UntrustedText.excerpt("\(error)", limit: 200))"])
             state.protocolError.store(true, ordering: .releasing)
-            deliver(.closed(protocolError: true))
+            await deliver(.closed(protocolError: true))
             throw error
         }
-        deliver(.closed(protocolError: false))
+        await deliver(.closed(protocolError: false))
     }
 }

@@ -14,8 +14,9 @@ import Synchronization
 /// one loop, so the session's state has a single owner. A malformed or unexpected message ends this
 /// session with an `error` (70002) and leaves every other session untouched. When the loop ends
 /// the reader is cancelled and the handler returns, which closes the connection: nothing the
-/// client sends afterwards is read, and a client that sends faster than the loop consumes (more
-/// than ``inboundBuffer`` events ahead) has its session ended.
+/// client sends afterwards is read. A client that sends faster than the loop consumes is read
+/// no faster than that: at most ``inboundBuffer`` of its events wait in the queue, the rest in
+/// TCP's buffers.
 struct SignalingSession {
     let edge: EdgeServer
     let mediaPort: Int
@@ -82,8 +83,8 @@ struct SignalingSession {
         case end
     }
 
-    /// Client events the loop may be behind the reader. The loop takes each message at once
-    /// (it never waits on the client), so a client this far ahead is flooding.
+    /// Client events the loop may be behind the reader; beyond them the reader waits for the
+    /// loop, so a burst of messages (a client's 11 call messages at once) is delayed, not refused.
     static let inboundBuffer = 8
 
     /// How long the edge keeps reading, and discarding, after it sent its close frame, waiting for

@@ -24,12 +24,12 @@ import Testing
 
     /// Files written by sox, an independent writer, parse to the samples sox says they hold.
     @Test(.enabled(if: ExternalTool.canRun(needing: "sox"), "needs sox (apt-get install sox)"))
-    func readsWhatSoxWrites() throws {
+    func readsWhatSoxWrites() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wav-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("tone.wav")
-        _ = try ExternalTool.run("sox", ["-n", "-r", "16000", "-c", "2", "-b", "16", url.path, "synth", "0.5", "sine", "440", "vol", "0.25"])
+        _ = try await ExternalTool.run("sox", ["-n", "-r", "16000", "-c", "2", "-b", "16", url.path, "synth", "0.5", "sine", "440", "vol", "0.25"])
         let file = try WAVFile(parsing: Array(Data(contentsOf: url)))
         #expect(file.sampleRate == 16_000 && file.channels == 2 && file.frameCount == 8000)
         let tone = try #require(ToneEstimate(samples: file.monoSamples, sampleRate: file.sampleRate))
@@ -38,7 +38,10 @@ import Testing
         // And sox reads what we write: its length and rate.
         let ours = directory.appendingPathComponent("ours.wav")
         try Data(try WAVFile(sampleRate: 8000, samples: Self.sine(frequency: 1000, rate: 8000, count: 4000)).encoded()).write(to: ours)
-        let info = try ["-r", "-s", "-c", "-b"].map { try ExternalTool.run("soxi", [$0, ours.path]).trimmingCharacters(in: .whitespacesAndNewlines) }
+        var info: [String] = []
+        for option in ["-r", "-s", "-c", "-b"] {
+            info.append(try await ExternalTool.run("soxi", [option, ours.path]).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         #expect(info == ["8000", "4000", "1", "16"])
     }
 

@@ -45,14 +45,14 @@ struct LabScriptParityTests {
             .deletingLastPathComponent().appendingPathComponent("scripts").path
     }
 
-    static func ask(_ query: Query) throws -> Answer {
+    static func ask(_ query: Query) async throws -> Answer {
         let input = try JSONEncoder().encode(query)
-        let output = try ExternalTool.run(
+        let output = try await ExternalTool.run(
             "python3", ["-c", script], standardInput: Array(input), environment: ["PYTHONPATH": scriptsDirectory])
         return try JSONDecoder().decode(Answer.self, from: Data(output.utf8))
     }
 
-    @Test func mosAgreesOnAGridOfRTTJitterAndLoss() throws {
+    @Test func mosAgreesOnAGridOfRTTJitterAndLoss() async throws {
         // Both branches of R, eL = 160 exactly (rtt 150), eL ≥ 1000, loss up to and past R/2.5.
         let rtts: [Double] = [0, 20, 100, 149, 150, 151, 200, 400, 800, 989, 990, 1000, 2500]
         let jitters: [Double] = [0, 1, 5, 30, 100]
@@ -63,7 +63,7 @@ struct LabScriptParityTests {
                 for loss in losses { query.mos.append([rtt, jitter, loss]) }
             }
         }
-        let answer = try Self.ask(query)
+        let answer = try await Self.ask(query)
         try #require(answer.mos.count == query.mos.count)
         for (input, python) in zip(query.mos, answer.mos) {
             let swift = MeanOpinionScore.mos(rtt: input[0], jitter: input[1], packetLossPercent: input[2])
@@ -76,20 +76,20 @@ struct LabScriptParityTests {
         CallQuality(averageMOS: mos).map { "\($0)" } ?? "none"
     }
 
-    @Test func callQualityBandsAgreeAroundEveryEdge() throws {
+    @Test func callQualityBandsAgreeAroundEveryEdge() async throws {
         var query = Query()
         query.quality = stride(from: 1.0, through: 4.5, by: 0.01).map { $0 }
         for edge in [3.0, 3.1, 3.6, 3.7, 4.0, 4.1, 4.2] {
             query.quality += [edge.nextDown, edge, edge.nextUp]
         }
-        let answer = try Self.ask(query)
+        let answer = try await Self.ask(query)
         try #require(answer.quality.count == query.quality.count)
         for (mos, python) in zip(query.quality, answer.quality) {
             #expect(Self.band(mos) == python, "MOS \(mos)")
         }
     }
 
-    @Test func benchQualityEdgesAreTheSwiftBandEdges() throws {
+    @Test func benchQualityEdgesAreTheSwiftBandEdges() async throws {
         // Every MOS at which CallQuality changes, found by bisection between 1 and 4.5.
         var swiftEdges: [Double] = []
         let grid = stride(from: 1.0, through: 4.5, by: 0.05).map { $0 }
@@ -102,11 +102,11 @@ struct LabScriptParityTests {
             swiftEdges.append((above * 1e6).rounded() / 1e6)
         }
         #expect(swiftEdges.count == CallQuality.allCases.count - 1)
-        let answer = try Self.ask(Query())
+        let answer = try await Self.ask(Query())
         #expect(answer.edges.sorted() == swiftEdges.sorted())
     }
 
-    @Test func warningRulesAgreeOnSeriesAroundTheThresholds() throws {
+    @Test func warningRulesAgreeOnSeriesAroundTheThresholds() async throws {
         // Values below, at and above each threshold (400 ms, 30 ms, MOS 3.5 through RTT and loss,
         // 3 % and 1 % loss), in random series of 4 to 12 seconds from a fixed seed. Loss values are
         // halves so both sides' averages are exact.
@@ -122,7 +122,7 @@ struct LabScriptParityTests {
                  losses.randomElement(using: &random) ?? 0]
             })
         }
-        let answer = try Self.ask(query)
+        let answer = try await Self.ask(query)
         try #require(answer.warnings.count == query.series.count)
         let audio: Set<QualityWarning> = [.constantAudioInputLevel, .constantAudioOutputLevel]
         var raisedSomewhere: Set<String> = []

@@ -83,14 +83,14 @@ import Testing
 
     /// The PNG is read back by ffprobe and by a zlib inflate in Python: its size and pixels.
     @Test(.enabled(if: ExternalTool.canRun(needing: "ffprobe", "python3"), "needs ffmpeg's ffprobe and python3"))
-    func pngsAreReadByOtherDecoders() throws {
+    func pngsAreReadByOtherDecoders() async throws {
         let frame = try Self.moving(3, width: 320, height: 240)
         let rgb = frame.rgb()
         let png = try PNGImage.encode(rgb: rgb, width: 320, height: 240)
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("frame-\(UUID().uuidString.prefix(8)).png")
         try Data(png).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
-        let probe = try ExternalTool.run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height,codec_name,pix_fmt", "-of", "csv=p=0", url.path])
+        let probe = try await ExternalTool.run("ffprobe", ["-v", "error", "-show_entries", "stream=width,height,codec_name,pix_fmt", "-of", "csv=p=0", url.path])
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "png,320,240,rgb24")
         let script = """
             import sys, zlib, struct, hashlib
@@ -106,7 +106,7 @@ import Testing
             rows = [raw[r * 961 + 1:(r + 1) * 961] for r in range(240)]
             print(hashlib.sha256(b''.join(rows)).hexdigest())
             """
-        let digest = try ExternalTool.run("python3", ["-c", script, url.path]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let digest = try await ExternalTool.run("python3", ["-c", script, url.path]).trimmingCharacters(in: .whitespacesAndNewlines)
         let expected = SHA256.hash(data: rgb).map { String(format: "%02x", $0) }.joined()
         #expect(digest == expected)
     }

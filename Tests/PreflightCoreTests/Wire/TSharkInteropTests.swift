@@ -32,7 +32,7 @@ struct TSharkInteropTests {
     ]
 
     /// Writes `datagrams` to a pcap, runs tshark with RTP/RTCP bound to our ports and returns one row per frame.
-    static func decode(_ datagrams: [(bytes: [UInt8], port: UInt16)]) throws -> [Row] {
+    static func decode(_ datagrams: [(bytes: [UInt8], port: UInt16)]) async throws -> [Row] {
         var writer = PcapWriter()
         for datagram in datagrams {
             writer.appendUDP(datagram.bytes, from: client, port: 50000, to: edge, port: datagram.port)
@@ -49,14 +49,14 @@ struct TSharkInteropTests {
         ]
         for name in fieldNames { arguments += ["-e", name] }
         // tshark warns on stderr about running as root; only its exit status and stdout matter here.
-        let output = try ExternalTool.run("tshark", arguments)
+        let output = try await ExternalTool.run("tshark", arguments)
         return output.split(separator: "\n").map { line in
             let values = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             return Row(fields: Dictionary(uniqueKeysWithValues: zip(fieldNames, values + Array(repeating: "", count: max(0, fieldNames.count - values.count)))))
         }
     }
 
-    @Test func rtpPacketsDecodeAsRTP() throws {
+    @Test func rtpPacketsDecodeAsRTP() async throws {
         let timestamp: [UInt8] = [0, 0, 0, 0, 0, 0x01, 0xE2, 0x40]
         let plain = RTPPacket(
             marker: true, payloadType: 0, sequenceNumber: 1000, timestamp: 160_000, ssrc: 0x1122_3344,
@@ -65,7 +65,7 @@ struct TSharkInteropTests {
         let withCSRCs = RTPPacket(
             payloadType: 96, sequenceNumber: 65535, timestamp: 0xFFFF_FF00, ssrc: 0xCAFE_BABE, csrcs: [7, 8],
             payload: [1, 2, 3, 4, 5][...], paddingCount: 3)
-        let rows = try Self.decode([(try plain.encoded(), Self.rtpPort), (try withCSRCs.encoded(), Self.rtpPort)])
+        let rows = try await Self.decode([(try plain.encoded(), Self.rtpPort), (try withCSRCs.encoded(), Self.rtpPort)])
         try #require(rows.count == 2)
         for row in rows {
             #expect(row["frame.protocols"].hasSuffix(":udp:rtp"), "\(row.fields)")
@@ -85,7 +85,7 @@ struct TSharkInteropTests {
         #expect(rows[1]["rtp.padding.count"] == "3")
     }
 
-    @Test func rtcpCompoundDecodesAsRTCP() throws {
+    @Test func rtcpCompoundDecodesAsRTCP() async throws {
         let compound = RTCPCompoundPacket([
             .senderReport(RTCPSenderReport(
                 ssrc: 0x1122_3344, ntpTimestamp: NTPTimestamp(unixTime: 1_731_699_140.5), rtpTimestamp: 160_000,
@@ -99,7 +99,7 @@ struct TSharkInteropTests {
             .receiverReport(RTCPReceiverReport(ssrc: 0x5566_7788, reportBlocks: [RTCPReportBlock(ssrc: 0x1122_3344, fractionLost: 0, interarrivalJitter: 8)])),
             .sourceDescription(.cname("edge", ssrc: 0x5566_7788)),
         ])
-        let rows = try Self.decode([(try compound.encoded(), Self.rtcpPort), (try receiverReport.encoded(), Self.rtcpPort)])
+        let rows = try await Self.decode([(try compound.encoded(), Self.rtcpPort), (try receiverReport.encoded(), Self.rtcpPort)])
         try #require(rows.count == 2)
         for row in rows {
             #expect(row["frame.protocols"].hasSuffix(":udp:rtcp"), "\(row.fields)")
@@ -115,7 +115,7 @@ struct TSharkInteropTests {
         #expect(rows[1]["rtcp.pt"] == "201,202")
     }
 
-    @Test func stunAndChannelDataDecodeAsSTUN() throws {
+    @Test func stunAndChannelDataDecodeAsSTUN() async throws {
         let key = STUNIntegrityKey(Array("0123456789abcdefghij+/".utf8))
         let request = STUNMessage(
             type: STUNMessageType(method: .binding, class: .request),
@@ -131,7 +131,7 @@ struct TSharkInteropTests {
         // which shows that its "good" verdict on the others is an independent check.
         var corrupted = try request.encoded(integrityKey: key, fingerprint: true)
         corrupted[corrupted.count - 1] ^= 0x01
-        let rows = try Self.decode([
+        let rows = try await Self.decode([
             (try request.encoded(integrityKey: key, fingerprint: true), Self.stunPort),
             (try response.encoded(integrityKey: key, fingerprint: true), Self.stunPort),
             (try error.encoded(fingerprint: true), Self.stunPort),
@@ -164,7 +164,7 @@ struct TSharkInteropTests {
 
     /// The DTMF sender's packets, wrapped in RTP as a caller's stream would send them, decoded by
     /// tshark's RFC 4733 dissector (bound to payload type 101 with Decode As).
-    @Test func telephoneEventsDecodeAsRTPEvents() throws {
+    @Test func telephoneEventsDecodeAsRTPEvents() async throws {
         let sender = try DTMFSender(digits: "1w#", startTime: 0, startTimestamp: 160_000)
         var writer = PcapWriter()
         for (index, packet) in sender.schedule.enumerated() {
@@ -188,7 +188,7 @@ struct TSharkInteropTests {
             "-T", "fields", "-E", "separator=\t",
         ]
         for name in fields { arguments += ["-e", name] }
-        let rows = try ExternalTool.run("tshark", arguments).split(separator: "\n").map {
+        let rows = try await ExternalTool.run("tshark", arguments).split(separator: "\n").map {
             $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         }
         try #require(rows.count == sender.schedule.count)

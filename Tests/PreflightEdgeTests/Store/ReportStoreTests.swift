@@ -184,7 +184,7 @@ import Testing
                 try await store.insert(StoreHarness.report(sid: "X", receivedAt: Self.day))
             }
             guard case .sqlite(let path) = location else { return }
-            _ = try ExternalTool.run("python3", ["-c", """
+            _ = try await ExternalTool.run("python3", ["-c", """
                 import sqlite3, sys
                 c = sqlite3.connect(sys.argv[1]); c.execute("INSERT INTO preflight_schema VALUES (99, 0)"); c.commit()
                 """, path])
@@ -294,7 +294,7 @@ import Testing
 
     @Test(.enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
     func twoStoresMigratingOneNewDatabaseAtOnceBothOpen() async throws {
-        let database = try PostgresTestDatabase.create()
+        let database = try await PostgresTestDatabase.create()
         defer { database.drop() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             let stores = (0..<3).map { _ in ReportStore(location: database.location, logger: Logger(label: "test")) }
@@ -302,7 +302,7 @@ import Testing
             defer { group.cancelAll() }
             for store in stores { try await store.waitUntilReady() }
         }
-        #expect(try PostgresTestDatabase.psql("SELECT count(*) FROM preflight_schema", database: database.name)
+        #expect(try await PostgresTestDatabase.psql("SELECT count(*) FROM preflight_schema", database: database.name)
             .trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 }

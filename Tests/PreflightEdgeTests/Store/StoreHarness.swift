@@ -35,7 +35,7 @@ enum StoreHarness {
             }
             return try await body(.sqlite(path: path))
         case "postgres":
-            let database = try PostgresTestDatabase.create()
+            let database = try await PostgresTestDatabase.create()
             defer { database.drop() }
             return try await body(database.location)
         default:

@@ -9,7 +9,7 @@ extension AttackTests {
     /// would be one more entry in the edge's table of verified addresses, without end.
     @Suite struct VerifiedAddresses {
         @Test func oneSessionVerifiesNoMoreAddressesThanItsLimit() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let call = try await AttackCall.open(on: edge)
             let limit = MediaService.Configuration().maximumAddressesPerSession

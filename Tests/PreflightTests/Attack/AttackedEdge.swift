@@ -28,14 +28,14 @@ struct AttackedEdge {
     }
 
     /// Starts `preflight serve --port 0 <arguments>` at log level info, its log captured.
-    static func start(_ arguments: [String] = []) throws -> AttackedEdge {
+    static func start(_ arguments: [String] = []) async throws -> AttackedEdge {
         let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-attack-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
             throw RawWebSocketError(message: "cannot create \(logURL.path)")
         }
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }  // the child holds its own descriptor
-        let edge = try EdgeProcess.start(executable: executable, arguments: ["--log-level", "info"] + arguments, standardError: log)
+        let edge = try await EdgeProcess.start(executable: executable, arguments: ["--log-level", "info"] + arguments, standardError: log)
         guard let url = URL(string: edge.signalingURL), let port = url.port else {
             edge.kill()
             throw RawWebSocketError(message: "unexpected signaling URL \(edge.signalingURL)")

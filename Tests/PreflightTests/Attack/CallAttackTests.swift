@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PreflightCore
 import PreflightEdge
 import Testing
@@ -19,6 +20,18 @@ extension AttackTests {
             return socket
         }
 
+        /// Alice calls bob (registered) and bob accepts: the call connected, its sid.
+        static func connectedCall(on edge: AttackedEdge) async throws -> (alice: RawWebSocket, bob: RawWebSocket, callSid: String) {
+            let bob = try await signIn(edge, "bob", register: true)
+            let alice = try await signIn(edge, "alice")
+            try await alice.send(.invite(.init(ice: offer(), codecs: ["PCMU"], params: ["To": "client:bob"])))
+            #expect(await bob.wait(upTo: .seconds(5)) { !incoming($0).isEmpty })
+            let callSid = try #require(incoming(bob).first?.callSid)
+            try await bob.send(.accept(.init(callSid: callSid, ice: offer(), codecs: ["PCMU"])))
+            #expect(await bob.wait(upTo: .seconds(5)) { $0.messages.contains { if case .answer = $0 { true } else { false } } })
+            return (alice, bob, callSid)
+        }
+
         static func offer() -> ICEParameters {
             let (ufrag, pwd) = ICEParameters.randomCredentials()
             let candidate = ICECandidate(foundation: "1", priority: 2_130_706_431, address: "127.0.0.1", port: 9, type: .host)
@@ -35,7 +48,7 @@ extension AttackTests {
 
         /// Alice calls bob; mallory (registered too, another identity) knows the call's sid.
         @Test func aCallCanOnlyBeAnsweredWhereItRings() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let bob = try await Self.signIn(edge, "bob", register: true)
             let mallory = try await Self.signIn(edge, "mallory", register: true)
@@ -64,7 +77,7 @@ extension AttackTests {
         /// Callers cannot pile up rings on one device: it rings for at most four calls at once,
         /// the others find it busy (31486).
         @Test func aDeviceRingsForAtMostFourCalls() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let victim = try await Self.signIn(edge, "victim", register: true)
             var callers: [RawWebSocket] = []
@@ -81,7 +94,7 @@ extension AttackTests {
 
         /// Registering needs the token's incoming grant.
         @Test func registeringWithoutTheIncomingGrantIsRefused() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let socket = try await edge.hello(try await edge.edge.callToken(identity: "eve", incomingAllow: false))
             try await socket.send(.register)
@@ -91,7 +104,7 @@ extension AttackTests {
 
         /// Insights only go to one's own calls, within their limits.
         @Test func insightsForSomeoneElsesCallAreRefused() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let victim = try await AttackCall.open(on: edge, identity: "victim")
             let callSid = try #require(victim.signaling.messages.lazy.compactMap { if case .answer(let a) = $0 { a.callSid } else { nil } }.first)
@@ -117,35 +130,64 @@ extension AttackTests {
         }
 
         /// Call messages at the edge: no more than 10 a minute, no more than 10 KB, only the
-        /// user-defined type, only in one's own connected call; each refusal answered, the session kept.
+        /// user-defined type, only in one's own connected call; each refusal answered, the session
+        /// kept. All 34 arrive in one write, far more than the session's inbound buffer (8): the
+        /// edge reads them as its session loop takes them, and ends nothing.
         @Test func callMessagesAreLimitedAtTheEdge() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
-            let bob = try await Self.signIn(edge, "bob", register: true)
-            let alice = try await Self.signIn(edge, "alice")
-            try await alice.send(.invite(.init(ice: Self.offer(), codecs: ["PCMU"], params: ["To": "client:bob"])))
-            #expect(await bob.wait(upTo: .seconds(5)) { !Self.incoming($0).isEmpty })
-            let callSid = try #require(Self.incoming(bob).first?.callSid)
-            try await bob.send(.accept(.init(callSid: callSid, ice: Self.offer(), codecs: ["PCMU"])))
-            #expect(await bob.wait(upTo: .seconds(5)) { $0.messages.contains { if case .answer = $0 { true } else { false } } })
-            func send(_ id: String, _ message: CallMessage, sid: String? = nil) async throws {
-                try await alice.send(.message(.init(callSid: sid ?? callSid, id: id, message: message)))
+            let (alice, bob, callSid) = try await Self.connectedCall(on: edge)
+            var burst = ByteBuffer()
+            var order: [String] = []
+            func add(_ id: String, _ message: CallMessage, sid: String? = nil) {
+                let text = SignalingMessage.message(.init(callSid: sid ?? callSid, id: id, message: message)).jsonText()
+                burst.writeImmutableBuffer(RawWebSocket.frame(opcode: RawWebSocket.Opcode.text, payload: Array(text.utf8)))
+                order.append(id)
             }
-            try await send("big", CallMessage(content: String(repeating: "x", count: 10 * 1024 + 1)))
-            try await send("type", CallMessage(content: "{}", messageType: "system"))
-            try await send("other", CallMessage(content: "{}"), sid: "CA" + String(repeating: "1", count: 32))
-            for index in 0..<11 { try await send("m\(index)", CallMessage(content: "{}")) }
+            add("big", CallMessage(content: String(repeating: "x", count: 10 * 1024 + 1)))
+            add("type", CallMessage(content: "{}", messageType: "system"))
+            add("other", CallMessage(content: "{}"), sid: "CA" + String(repeating: "1", count: 32))
+            for index in 0..<31 { add("m\(index)", CallMessage(content: "{}")) }
+            try await alice.send(raw: burst)
             let statuses = { alice.messages.compactMap { if case .messageStatus(let status) = $0 { status } else { nil } } }
-            #expect(await alice.wait(upTo: .seconds(5)) { _ in statuses().count == 14 }, "\(alice.summary)")
+            #expect(await alice.wait(upTo: .seconds(10)) { _ in statuses().count == order.count }, "\(alice.summary)")
+            // Answered in the order sent: nothing was dropped or reordered while reading waited.
+            #expect(statuses().map(\.id) == order)
             let codes = Dictionary(statuses().map { ($0.id, $0.code) }, uniquingKeysWith: { first, _ in first })
             #expect(codes["big"] == .some(PreflightError.Code.callMessageTooLarge.rawValue))
             #expect(codes["type"] == .some(PreflightError.Code.callMessageTypeInvalid.rawValue))
             #expect(codes["other"] == .some(PreflightError.Code.callMessageUnexpectedState.rawValue))
             #expect((0..<10).allSatisfy { codes["m\($0)"] == .some(nil) })
-            #expect(codes["m10"] == .some(PreflightError.Code.callMessageRateLimited.rawValue))
+            #expect((10..<31).allSatisfy { codes["m\($0)"] == .some(PreflightError.Code.callMessageRateLimited.rawValue) })
             let delivered = bob.messages.filter { if case .message = $0 { true } else { false } }
             #expect(delivered.count == 10)
             #expect(alice.endedAt == nil)
+            try await edge.expectAlive()
+        }
+
+        /// 3,000 call messages in one burst (about 550 KB): the edge reads them at its session's
+        /// pace, answers every one in order, keeps the session and its memory.
+        @Test func aFloodOfMessagesIsReadAtTheSessionsPace() async throws {
+            let edge = try await AttackedEdge.start()
+            defer { edge.stop() }
+            let (alice, bob, callSid) = try await Self.connectedCall(on: edge)
+            let before = try edge.rssKiB()
+            var burst = ByteBuffer()
+            let count = 3_000
+            for index in 0..<count {
+                let text = SignalingMessage.message(.init(callSid: callSid, id: "f\(index)", message: CallMessage(content: "{}"))).jsonText()
+                burst.writeImmutableBuffer(RawWebSocket.frame(opcode: RawWebSocket.Opcode.text, payload: Array(text.utf8)))
+            }
+            let start = ContinuousClock.now
+            try await alice.send(raw: burst)
+            let statuses = { alice.messages.compactMap { if case .messageStatus(let status) = $0 { status } else { nil } } }
+            #expect(await alice.wait(upTo: .seconds(30)) { _ in statuses().count == count }, "\(alice.summary)")
+            print("flood of \(count) call messages (\(burst.readableBytes) bytes): answered in \((ContinuousClock.now - start).inSeconds.formatted(digits: 2)) s")
+            #expect(statuses().map(\.id) == (0..<count).map { "f\($0)" })
+            #expect(statuses().filter { $0.code == nil }.count == 10, "only the minute's 10 go through")
+            #expect(await bob.wait(upTo: .seconds(5)) { $0.messages.filter { if case .message = $0 { true } else { false } }.count == 10 })
+            #expect(alice.endedAt == nil)
+            #expect(try edge.rssKiB() - before < 30 << 10)
             try await edge.expectAlive()
         }
     }

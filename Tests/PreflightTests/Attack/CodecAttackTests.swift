@@ -27,7 +27,7 @@ extension AttackTests {
 
         @Test(arguments: HostileOffer.allCases)
         func hostileOffersAre70103(_ offer: HostileOffer) async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let socket = try await edge.hello(try await edge.token())
             let (ufrag, pwd) = ICEParameters.randomCredentials()
@@ -43,7 +43,7 @@ extension AttackTests {
         /// codec on the bridge): it gets a hangup with 70103 and no answer, and the call still
         /// rings on the other, which answers it in Opus.
         @Test func anAcceptCannotPutASecondCodecOnTheBridge() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let device = try await Calls.signIn(edge, "bob", register: true)
             let other = try await Calls.signIn(edge, "bob", register: true)
@@ -70,7 +70,7 @@ extension AttackTests {
         /// An Opus record-playback session fed PCMU frames records none of them, so its playback
         /// sends nothing back: no payload type the call did not negotiate reaches anyone.
         @Test func mediaOfAnotherPayloadTypeIsNeitherRecordedNorPlayedBack() async throws {
-            let edge = try AttackedEdge.start(["--packet-rate", "1000"])
+            let edge = try await AttackedEdge.start(["--packet-rate", "1000"])
             defer { edge.stop() }
             let call = try await AttackCall.open(on: edge, application: .recordPlayback, codecs: ["opus"])
             let probe = try await UDPProbe.bind()

@@ -56,7 +56,7 @@ extension AttackTests {
         /// Both legs nominated from `publishHost` and `subscribeHost`; the publish leg then sends
         /// audio and video. Returns what each probe received and sent.
         static func run(publishHost: String, subscribeHost: String, packets: Int = 60) async throws -> (publish: UDPProbe.Tally, subscribe: UDPProbe.Tally) {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let check = try await Self.open(on: edge)
             let publish = try await UDPProbe.bind(host: publishHost)
@@ -114,7 +114,7 @@ extension AttackTests {
         /// Each bad request gets its code and ends the session.
         @Test(arguments: BadRequest.allCases)
         func badRequestsAreCodedErrors(_ bad: BadRequest) async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let socket: RawWebSocket
             let expected: PreflightError.Code

@@ -61,7 +61,7 @@ extension AttackTests {
         /// connection (it stops reading once the session is over), its memory bounded.
         @Test(arguments: Flood.allCases)
         func floodIsCutOffWithBoundedMemory(_ flood: Flood) async throws {
-            let edge = try AttackedEdge.start(flood.arguments)
+            let edge = try await AttackedEdge.start(flood.arguments)
             defer { edge.stop() }
             try await edge.expectAlive()  // warms the edge up, so the first figure is not its start-up
             let socket = try await edge.connect()
@@ -147,7 +147,7 @@ extension AttackTests {
         /// Text frames carrying invalid UTF-8 inside a hello: the connection is closed (close code
         /// 1007 or the TCP connection), never welcomed.
         @Test func invalidUTF8TextClosesTheConnection() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let token = Array(try await edge.token(identity: "utf8").utf8)
             var sockets: [(String, RawWebSocket)] = []
@@ -175,7 +175,7 @@ extension AttackTests {
         /// ("inconsistent data"), as the edge's WebSocket configuration intends; a close frame must
         /// not claim a normal closure (1000).
         @Test func invalidUTF8IsClosedWith1007() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let socket = try await edge.connect()
             let text = Array(#"{"type":"hello","token":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
@@ -190,7 +190,7 @@ extension AttackTests {
         /// 64 KiB, numbers beyond Double, duplicate keys. Each gets an error or a close, none a welcome
         /// or an answer, and the edge stays up with its memory bounded.
         @Test func hostileJSONGetsAnErrorOrAClose() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let token = try await edge.token(identity: "json")
             let limit = SignalingMessage.maximumTextLength

@@ -12,7 +12,7 @@ extension AttackTests {
         }
 
         @Test func statusNeedsTheKeysSecretAndHealthzTellsNothing() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let health = try await RawHTTP.get(port: edge.port, path: "/healthz")
             #expect(health.text.hasPrefix("HTTP/1.1 200"))

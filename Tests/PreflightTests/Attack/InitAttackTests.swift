@@ -26,7 +26,7 @@ extension AttackTests {
         }
 
         @Test func aValidTokenGetsTheSignalingURLAndTheICEServers() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             // Any valid token: no application grant is needed to ask where to connect.
             let (status, _, body) = try await Self.get(edge, ["Authorization: Bearer \(try await edge.token())"])
@@ -43,7 +43,7 @@ extension AttackTests {
 
         /// Missing, wrong-scheme, forged, expired, unsigned, oversized and control-character tokens.
         @Test func everyOtherRequestIs401WithTheTokensCode() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let valid = try await edge.token()
             let now = Int(Date().timeIntervalSince1970)

@@ -68,7 +68,7 @@ extension AttackTests {
 
         @Test(arguments: HostileCheck.allCases)
         func malformedIntegrityIsRefusedAndVerifiesNothing(_ hostile: HostileCheck) async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let call = try await AttackCall.open(on: edge)
             let attacker = try await UDPProbe.bind()
@@ -122,7 +122,7 @@ extension AttackTests {
         @Test(arguments: RedirectMoment.allCases)
         func playbackCannotBeRedirectedOrAmplified(_ moment: RedirectMoment) async throws {
             // 250 frames sent in about half a second: above the default 200/s per source.
-            let edge = try AttackedEdge.start(["--packet-rate", "1000"])
+            let edge = try await AttackedEdge.start(["--packet-rate", "1000"])
             defer { edge.stop() }
             let call = try await AttackCall.open(on: edge, application: .recordPlayback)
             let first = try await UDPProbe.bind()

@@ -26,7 +26,7 @@ extension AttackTests {
 
         @Test(arguments: [1, 2])
         func hostileBurstsLeaveEveryEchoWholeAndTheAttackerUnanswered(mediaThreads: Int) async throws {
-            let edge = try AttackedEdge.start(["--packet-rate", "100000", "--media-threads", "\(mediaThreads)"])
+            let edge = try await AttackedEdge.start(["--packet-rate", "100000", "--media-threads", "\(mediaThreads)"])
             defer { edge.stop() }
             let call = try await AttackCall.open(on: edge)
             let genuine = try await UDPProbe.bind()

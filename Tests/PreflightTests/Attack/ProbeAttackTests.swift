@@ -49,7 +49,7 @@ extension AttackTests {
         /// Each bad request gets its code and ends the session; the edge sends no media for it.
         @Test(arguments: BadRequest.allCases)
         func badRequestsAreCodedErrors(_ bad: BadRequest) async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let expectedCode: Int
             let socket: RawWebSocket
@@ -90,7 +90,7 @@ extension AttackTests {
         /// never to another address that knows the credentials but did not check (or to one that
         /// merely sends media).
         @Test func downlinkGoesOnlyToTheVerifiedClient() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let probe = try await Self.open(on: edge, up: nil, down: 1_000_000)
             let client = try await UDPProbe.bind()
@@ -125,7 +125,7 @@ extension AttackTests {
         /// A client that keeps asking but falls silent on the media path (no consent, no pings) is
         /// sent nothing 3 s after it was last heard; and what it got is within the byte budget.
         @Test func downlinkStopsWhenTheClientFallsSilent() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let probe = try await Self.open(on: edge, up: nil, down: 100_000)
             let client = try await UDPProbe.bind()
@@ -155,7 +155,7 @@ extension AttackTests {
         /// A client that stays present (a consent check every second) and asks for the ceiling
         /// without end gets the byte budget, 12 s of its expected bitrate, and then nothing more.
         @Test func downlinkStopsAtTheByteBudget() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let probe = try await Self.open(on: edge, up: nil, down: 100_000)
             let client = try await UDPProbe.bind()
@@ -185,7 +185,7 @@ extension AttackTests {
         /// expected bitrate, 64 KB deep); malformed probe packets are not recorded; the records
         /// go to this probe's signaling only.
         @Test func uplinkFloodIsCutToTheProbesRate() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let probe = try await Self.open(on: edge, up: 100_000, down: nil)
             let other = try await Self.open(on: edge, up: 100_000, down: nil)

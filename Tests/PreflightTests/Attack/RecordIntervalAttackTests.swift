@@ -10,7 +10,7 @@ extension AttackTests {
     /// the edge lives on; a valid one records that long (2 s: 100 frames, whatever was sent).
     @Suite struct RecordInterval {
         @Test func hostileIntervalsAreRefused() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             for value in ["1", "11", "0", "-2", "2.5", "", "abc", "99999999999999999999", "1e9", " 5", "５", String(repeating: "9", count: 10_000)] {
                 let socket = try await edge.hello(try await edge.token(application: .recordPlayback))
@@ -27,7 +27,7 @@ extension AttackTests {
         /// An interval of 2 s records 100 frames of the 300 sent, and plays back those 100 (one
         /// check, the budget is what the client sent).
         @Test func aValidIntervalRecordsThatLong() async throws {
-            let edge = try AttackedEdge.start(["--packet-rate", "1000"])
+            let edge = try await AttackedEdge.start(["--packet-rate", "1000"])
             defer { edge.stop() }
             let signaling = try await edge.hello(try await edge.token(application: .recordPlayback))
             let (ufrag, pwd) = ICEParameters.randomCredentials()

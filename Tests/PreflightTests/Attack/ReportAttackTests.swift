@@ -30,7 +30,7 @@ extension AttackTests {
         }
 
         @Test func hostileBodiesAreRefusedAndNothingIsStored() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let token = try await edge.token()
             let deep = Array(String(repeating: "[", count: 200_000).utf8)
@@ -56,7 +56,7 @@ extension AttackTests {
         }
 
         @Test func tokensThatAreNotValidCannotUpload() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let forged = AttackedEdge.handMade(header: AttackedEdge.header, payload: AttackedEdge.claims(), secret: "not-the-secret-not-the-secret-not-the-secret")
             let expired = edge.handMade(payload: AttackedEdge.claims(exp: "1000", iat: "900"))
@@ -69,7 +69,7 @@ extension AttackTests {
         }
 
         @Test func hostileQueriesAndSidsGetCodedRefusals() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let (stored, receipt) = try await Self.post(edge, Array(#"{"marker":"secret"}"#.utf8), token: try await edge.token())
             #expect(stored == 201)
@@ -97,7 +97,7 @@ extension AttackTests {
         }
 
         @Test func aFloodOfUploadsIsRateLimitedWithBoundedMemory() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let token = try await edge.token()
             let before = try edge.rssKiB()

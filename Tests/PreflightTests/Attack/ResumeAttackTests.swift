@@ -9,7 +9,7 @@ extension AttackTests {
         /// A session in a call, its TCP connection dropped without a close: only its own token
         /// resumes it, once; the call goes on and ends normally on the new connection.
         @Test func aLostSessionResumesOnceWithItsOwnToken() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let original = try await edge.hello(try await edge.token(identity: "caller"))
             guard case .welcome(let welcome) = original.messages.first, let token = welcome.resumeToken else {
@@ -75,7 +75,7 @@ extension AttackTests {
         /// A parked session holds its slot for the resume window and frees it after; `resume` is
         /// a first message only. (A session lost before its call is not parked: nothing to resume.)
         @Test func aParkedSessionHoldsItsSlotForTheWindowOnly() async throws {
-            let edge = try AttackedEdge.start(["--max-sessions", "1", "--session-resume-window", "1"])
+            let edge = try await AttackedEdge.start(["--max-sessions", "1", "--session-resume-window", "1"])
             defer { edge.stop() }
             let first = try await edge.hello(try await edge.token(identity: "first"))
             guard case .welcome(let welcome) = first.messages.first, let token = welcome.resumeToken else {
@@ -104,7 +104,7 @@ extension AttackTests {
         /// A client that breaks the WebSocket protocol in a call (text that is not UTF-8) gets 1007
         /// and its session ends: it is not parked for a resume.
         @Test func aProtocolErrorInACallEndsTheSession() async throws {
-            let edge = try AttackedEdge.start(["--max-sessions", "1"])
+            let edge = try await AttackedEdge.start(["--max-sessions", "1"])
             defer { edge.stop() }
             let client = try await edge.hello(try await edge.token(identity: "breaker"))
             guard case .welcome(let welcome) = client.messages.first, let token = welcome.resumeToken else {

@@ -26,7 +26,7 @@ extension AttackTests {
         @Test func idleConnectionsHoldNoSessionSlot() async throws {
             // The per-address connection cap (64 by default) is raised: these connections all come
             // from 127.0.0.1, and what is measured here is the session slot.
-            let edge = try AttackedEdge.start(["--max-sessions", "1", "--max-connections-per-address", "400"])
+            let edge = try await AttackedEdge.start(["--max-sessions", "1", "--max-connections-per-address", "400"])
             defer { edge.stop() }
             try await edge.expectAlive()  // warms the edge up, so the first figure is not its start-up
             let before = try edge.rssKiB()
@@ -50,7 +50,7 @@ extension AttackTests {
         /// One address holds at most 64 connections by default: the rest are closed before the
         /// upgrade, and once one is released a new one gets in.
         @Test func oneAddressCannotHoldEveryConnection() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             var held: [RawWebSocket] = []
             var refused = 0
@@ -79,7 +79,7 @@ extension AttackTests {
         /// edge closes the TCP connection itself although the client never answers the closing
         /// handshake (the edge waits 2 s for that answer). Meanwhile a real client is still served.
         @Test func idleConnectionsAreClosedWithoutTheClientsCloseAnswer() async throws {
-            let edge = try AttackedEdge.start(["--signaling-timeout", "1", "--max-connections-per-address", "400"])
+            let edge = try await AttackedEdge.start(["--signaling-timeout", "1", "--max-connections-per-address", "400"])
             defer { edge.stop() }
             let idle = try await Self.openIdle(Self.idleConnections, on: edge)
             let client = try await edge.hello(try await edge.token(identity: "real-client"))
@@ -110,7 +110,7 @@ extension AttackTests {
         /// One token opens sessions until refused: the 6th gets 70104 (5 per identity by default),
         /// another identity is still welcomed, and a freed slot can be taken again.
         @Test func oneIdentityCannotHoardSessions() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let token = try await edge.token(identity: "hoarder")
             var held: [RawWebSocket] = []

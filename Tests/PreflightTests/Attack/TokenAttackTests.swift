@@ -49,7 +49,7 @@ extension AttackTests {
 
         @Test(arguments: HostileToken.allCases)
         func validlySignedHostileClaimsAreRefusedWithTheirCode(_ hostile: HostileToken) async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             // The control: the same hand signing with sane claims is welcomed, so each refusal below
             // is about the claim, not the signature.
@@ -69,7 +69,7 @@ extension AttackTests {
         /// 64 KiB frame limit comes first for longer ones): refused with 20103, and the edge's log
         /// and its answer hold neither the control bytes nor the bulk of the claim.
         @Test func issuerWithControlBytesCannotForgeOrFloodTheLog() async throws {
-            let edge = try AttackedEdge.start()
+            let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             var length = 49_000
             var hello = ""

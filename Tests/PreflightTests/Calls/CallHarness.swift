@@ -18,7 +18,7 @@ struct CallHarness: Sendable {
     static func withEdge<T: Sendable>(
         _ arguments: [String] = [], _ body: @Sendable (CallHarness) async throws -> T
     ) async throws -> T {
-        let edge = try EdgeProcess.start(executable: executable, arguments: ["--log-level", "error"] + arguments)
+        let edge = try await EdgeProcess.start(executable: executable, arguments: ["--log-level", "error"] + arguments)
         defer { edge.stop() }
         return try await body(CallHarness(edge: edge))
     }

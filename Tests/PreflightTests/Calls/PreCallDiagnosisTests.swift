@@ -93,7 +93,7 @@ import Testing
                 return
             }
             let json = String(decoding: try JSONEncoder().encode(diagnosis), as: UTF8.self)
-            let verdict = try ExternalTool.run("python3", ["-c", Self.jsonCheck], standardInput: Array(json.utf8))
+            let verdict = try await ExternalTool.run("python3", ["-c", Self.jsonCheck], standardInput: Array(json.utf8))
             #expect(verdict.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(verdict)")
             await client.unregister()
         }

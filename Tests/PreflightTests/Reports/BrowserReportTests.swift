@@ -42,7 +42,7 @@ import Testing
                 timeout: .seconds(5), maximumLength: 4096, failure: .malformed)
             #expect(probe.status == 201)
             let base = edge.signalingURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/signaling", with: "")
-            return try ExternalTool.run("python3", [
+            return try await ExternalTool.run("python3", [
                 Self.repository.appendingPathComponent("scripts/browser-check").path, "--base", base, "--key", LocalEdge.apiKeySID,
                 "--secret", edge.server.configuration.apiKeys[LocalEdge.apiKeySID] ?? "", "--sid", report.callSid, "--identity", "alice",
                 "--out", Self.repository.appendingPathComponent(".build/test-artefacts").path,

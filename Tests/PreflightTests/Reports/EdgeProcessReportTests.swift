@@ -25,7 +25,7 @@ import Testing
 
     @Test(.enabled(if: ExternalTool.canRun(needing: "python3"), "needs python3 with PyPI's openapi-spec-validator and jsonschema"))
     func theOpenAPIDocumentMatchesTheEdge() async throws {
-        let edge = try EdgeProcess.start(executable: AttackedEdge.executable)
+        let edge = try await EdgeProcess.start(executable: AttackedEdge.executable)
         defer { edge.kill() }
         let base = edge.signalingURL.replacingOccurrences(of: "ws://", with: "http://").replacingOccurrences(of: "/signaling", with: "")
         // A test of the token's identity, not uploaded: the check uploads it (201, then 409).
@@ -36,7 +36,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-openapi-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try report.jsonData().write(to: file)
-        let output = try ExternalTool.run("python3", [
+        let output = try await ExternalTool.run("python3", [
             Self.repository.appendingPathComponent("scripts/openapi-check").path, "--base", base, "--key", LocalEdge.apiKeySID,
             "--secret", edge.secret, "--token", token, "--report", file.path,
         ])
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func metricsMoveWithATest() async throws {
-        let edge = try EdgeProcess.start(executable: AttackedEdge.executable)
+        let edge = try await EdgeProcess.start(executable: AttackedEdge.executable)
         defer { edge.kill() }
         let before = try await Self.get(edge, "/metrics")
         #expect(before.status == 200)
@@ -82,12 +82,12 @@ import Testing
 
     @Test(.enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
     func twoEdgesSharingPostgreSQLSeeEachOthersReports() async throws {
-        let database = try PostgresTestDatabase.create()
+        let database = try await PostgresTestDatabase.create()
         defer { database.drop() }
-        let ashburn = try EdgeProcess.start(executable: AttackedEdge.executable, arguments: ["--database", database.url, "--edge-name", "ashburn"])
+        let ashburn = try await EdgeProcess.start(executable: AttackedEdge.executable, arguments: ["--database", database.url, "--edge-name", "ashburn"])
         defer { ashburn.kill() }
         // The second edge's own key: both trust the same account (its key's secret differs).
-        let dublin = try EdgeProcess.start(executable: AttackedEdge.executable, arguments: ["--database", database.url, "--edge-name", "dublin"])
+        let dublin = try await EdgeProcess.start(executable: AttackedEdge.executable, arguments: ["--database", database.url, "--edge-name", "dublin"])
         defer { dublin.kill() }
         let first = try await PreflightTest.run(options: PreflightOptions(
             accessToken: try await ashburn.token(identity: "alice"), edgeURL: ashburn.signalingURL, duration: .seconds(1))).result()
@@ -103,6 +103,6 @@ import Testing
             #expect(aggregates.contains(#""edge":"ashburn""#) && aggregates.contains(#""edge":"dublin""#))
         }
         // The schema was made once: both edges found it.
-        #expect(try PostgresTestDatabase.psql("SELECT count(*) FROM preflight_schema", database: database.name).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        #expect(try await PostgresTestDatabase.psql("SELECT count(*) FROM preflight_schema", database: database.name).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 }
