@@ -20,6 +20,7 @@ IPERF_PORT = 5201
 IPERF_SECONDS = 5  # the probe's budget per direction
 IPERF_LENGTH = 1200  # UDP payload bytes, the probe's largest packet
 IPERF_OVERDRIVE = 1.3  # iperf3 sends this much above the shaper, so that the shaper is the limit
+IPERF_ATTEMPTS = 3  # runs of the reference before a scenario fails (see run_iperf)
 WIRE_OVERHEAD = 42  # Ethernet 14 + IPv4 20 + UDP 8, what tbf counts beyond the payload
 TOLERANCE = 0.10  # ±10 % of the shaper's rate
 SECONDS_PER_DIRECTION = 5.0
@@ -160,16 +161,45 @@ class BandwidthBench:
         kbit = sc.up_kbit if direction == "up" else sc.down_kbit
         argv = ["iperf3", "-c", EDGE_IP, "-p", str(IPERF_PORT), "-u", "-b", f"{int(kbit * IPERF_OVERDRIVE)}k",
                 "-t", str(IPERF_SECONDS), "-l", str(IPERF_LENGTH), "--json"] + (["-R"] if direction == "down" else [])
-        result = self.lab.run_on("client", argv, timeout=IPERF_SECONDS + 30)
-        (self.out / f"{sc.name}-iperf3-{direction}.json").write_text(result.stdout)
-        if result.returncode != 0:
-            raise LabError(f"iperf3 failed in {sc.name} ({direction}): {result.stdout[-300:]} {result.stderr[-300:]}")
-        received = json.loads(result.stdout)["end"]["sum_received"]
+        # iperf3's control connection is TCP through the same impaired path: with loss it can
+        # end a run with an error in its JSON (and status 0), e.g. "unable to read from stream
+        # socket: Resource temporarily unavailable". The reference is then run again, on a fresh
+        # server, up to IPERF_ATTEMPTS times; each failed attempt's output is kept.
+        failures = []
+        for attempt in range(1, IPERF_ATTEMPTS + 1):
+            result = self.lab.run_on("client", argv, timeout=IPERF_SECONDS + 30)
+            (self.out / f"{sc.name}-iperf3-{direction}.json").write_text(result.stdout)
+            try:
+                report = json.loads(result.stdout)
+            except json.JSONDecodeError:
+                report = {}
+            received = report.get("end", {}).get("sum_received")
+            if result.returncode == 0 and not report.get("error") and received:
+                break
+            reason = report.get("error") or f"status {result.returncode}: {result.stdout[-300:]} {result.stderr[-300:]}"
+            failures.append(reason)
+            (self.out / f"{sc.name}-iperf3-{direction}-attempt{attempt}.json").write_text(result.stdout)
+            print(f"  iperf3 ({direction}) attempt {attempt} failed: {reason}", file=sys.stderr, flush=True)
+            self.restart_iperf()
+        else:
+            raise LabError(f"iperf3 failed in {sc.name} ({direction}) {IPERF_ATTEMPTS} times: {failures}")
         datagrams = max(0, int(received["packets"]) - int(received["lost_packets"]))
         seconds = float(received["seconds"]) or float(IPERF_SECONDS)
         return {"payload_kbit": float(received["bits_per_second"]) / 1000,
                 "wire_kbit": (float(received["bytes"]) + WIRE_OVERHEAD * datagrams) * 8 / seconds / 1000,
-                "lost_percent": float(received["lost_percent"]), "jitter_ms": float(received["jitter_ms"])}
+                "lost_percent": float(received["lost_percent"]), "jitter_ms": float(received["jitter_ms"]),
+                "attempts": len(failures) + 1}
+
+    def restart_iperf(self) -> None:
+        """A server whose run broke off may still be busy with it: a new one takes its place."""
+        if self.iperf_server is not None and self.iperf_server.poll() is None:
+            self.iperf_server.terminate()
+            try:
+                self.iperf_server.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.iperf_server.kill()
+                self.iperf_server.wait()
+        self.start_iperf()
 
     def run(self, scenarios: list[BandwidthScenario]) -> tuple[list[BandwidthCheck], list[dict]]:
         self.start_iperf()
@@ -179,10 +209,17 @@ class BandwidthBench:
             for sc in scenarios:
                 print(f"# {sc.name}: {sc.title}", file=sys.stderr, flush=True)
                 self.shape(sc)
-                before = self.lab.shaper_bytes()
-                result = self.run_probe(sc)
-                after = self.lab.shaper_bytes()
-                iperf = {d: self.run_iperf(sc, d) for d in ("up", "down")}
+                try:
+                    before = self.lab.shaper_bytes()
+                    result = self.run_probe(sc)
+                    after = self.lab.shaper_bytes()
+                    iperf = {d: self.run_iperf(sc, d) for d in ("up", "down")}
+                except LabError as e:
+                    # A failed check of its own; the other scenarios still run and report.
+                    print(f"  error: {e}", file=sys.stderr, flush=True)
+                    checks.append(BandwidthCheck(sc.name, "ran", math.nan, math.nan, math.nan, f"error: {str(e)[:200]}", False))
+                    self.lab.clear_impairments()
+                    continue
                 self.lab.clear_impairments()
                 evidence = {d: {k: after.get(d, {}).get(k, 0) - before.get(d, {}).get(k, 0) for k in ("bytes", "packets", "dropped")}
                             for d in ("up", "down")}

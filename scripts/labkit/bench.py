@@ -394,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
-    if bandwidth_rows:
+    if bandwidth_rows or bandwidth_checks:
         BW.print_tables(bandwidth_checks, bandwidth_rows)
         (out / "bandwidth.json").write_text(json.dumps({"checks": [dataclasses.asdict(c) for c in bandwidth_checks],
                                                          "rows": bandwidth_rows}, indent=1, default=str))
