@@ -27,7 +27,7 @@ public struct PostgresTestDatabase: Sendable {
         if ExternalTool.isCI { return true }
         guard ExternalTool.isRoot, ExternalTool.isAvailable("psql"), ExternalTool.isAvailable("runuser") else { return false }
         // A trait is evaluated outside any task: the one place this waits on its own thread.
-        return (try? ExternalTool.runBlocking("runuser", ["-u", "postgres", "--", "psql", "-Atqc", "SELECT 1"])) != nil
+        return (try? ExternalTool.runBlocking("runuser", psqlArguments("SELECT 1"))) != nil
     }
 
     /// Why they are skipped.
@@ -52,14 +52,15 @@ public struct PostgresTestDatabase: Sendable {
         try await ExternalTool.run("runuser", psqlArguments(statement, database: database))
     }
 
-    static func psqlArguments(_ statement: String, database: String) -> [String] {
+    /// `runuser`'s arguments for ``psql(_:database:)``.
+    static func psqlArguments(_ statement: String, database: String = "postgres") -> [String] {
         ["-u", "postgres", "--", "psql", "-v", "ON_ERROR_STOP=1", "-Atq", "-d", database, "-c", statement]
     }
 
     /// Drops the database (closing its connections) and the role. It waits for `psql` on the
     /// caller's thread (two short statements), so that it can run in a `defer`.
     public func drop() {
-        _ = try? ExternalTool.runBlocking("runuser", Self.psqlArguments("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", database: "postgres"))
-        _ = try? ExternalTool.runBlocking("runuser", Self.psqlArguments("DROP ROLE IF EXISTS \(name)", database: "postgres"))
+        _ = try? ExternalTool.runBlocking("runuser", Self.psqlArguments("DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
+        _ = try? ExternalTool.runBlocking("runuser", Self.psqlArguments("DROP ROLE IF EXISTS \(name)"))
     }
 }

@@ -19,16 +19,18 @@ import Testing
         }
     }
 
-    static func fill(_ inbox: SessionInbox) async {
+    /// A queue the loop is ``SignalingSession/inboundBuffer`` client events behind (c0, c1, …),
+    /// and a reader delivering one more ("late").
+    static func fullWithALateReader() async -> (SessionInbox, Task<Bool, Never>) {
+        let inbox = SessionInbox()
         for index in 0..<SignalingSession.inboundBuffer {
             #expect(await inbox.deliverFromClient(client("c\(index)")))
         }
+        return (inbox, Task { await inbox.deliverFromClient(client("late")) })
     }
 
     @Test func aClientEventBeyondTheBufferWaitsUntilTheLoopTakesOne() async {
-        let inbox = SessionInbox()
-        await Self.fill(inbox)
-        let late = Task { await inbox.deliverFromClient(Self.client("late")) }
+        let (inbox, late) = await Self.fullWithALateReader()
         // The edge's own events never wait: this one goes ahead of the held client event.
         inbox.post(.timeout(phaseNumber: 7))
         var events = inbox.events.makeAsyncIterator()
@@ -41,18 +43,14 @@ import Testing
     }
 
     @Test func finishingTheQueueLetsAWaitingReaderGo() async {
-        let inbox = SessionInbox()
-        await Self.fill(inbox)
-        let late = Task { await inbox.deliverFromClient(Self.client("late")) }
+        let (inbox, late) = await Self.fullWithALateReader()
         inbox.finish()
         #expect(await late.value == false)
         #expect(await inbox.deliverFromClient(Self.client("after")) == false)
     }
 
     @Test func aCancelledReaderIsLetGoAndTheQueueStaysOpen() async {
-        let inbox = SessionInbox()
-        await Self.fill(inbox)
-        let late = Task { await inbox.deliverFromClient(Self.client("late")) }
+        let (inbox, late) = await Self.fullWithALateReader()
         late.cancel()
         #expect(await late.value == false)
         // The next connection of the session (a resume) still gets places as the loop frees them.
