@@ -48,12 +48,14 @@ extension ServeCommand {
             media.burstPerSource = max(10, rate / 2)
         }
         let iceServers = try self.iceServers(environment: environment)
+        let pingSeconds = try NumberSetting.pingInterval.value(option: pingInterval, environment: environment)
         let limits = EdgeHTTPLimits(
             headerTimeout: .seconds(try NumberSetting.headerTimeout.value(option: headerTimeout, environment: environment)),
             idleTimeout: .seconds(try NumberSetting.idleTimeout.value(option: idleTimeout, environment: environment)),
             maximumConnections: try NumberSetting.maxConnections.value(option: maxConnections, environment: environment),
             maximumConnectionsPerAddress: try NumberSetting.maxConnectionsPerAddress.value(
-                option: maxConnectionsPerAddress, environment: environment))
+                option: maxConnectionsPerAddress, environment: environment),
+            webSocketPingInterval: pingSeconds == 0 ? nil : .seconds(pingSeconds))
         var configuration = EdgeConfiguration(
             host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,
             advertisedAddress: advertise ?? environment["PREFLIGHT_ADVERTISE"], advertisedMediaPort: advertisedPort,

@@ -74,6 +74,9 @@ public struct ServeCommand: AsyncParsableCommand {
     /// The HTTP idle timeout.
     @Option(name: .customLong("idle-timeout"), help: "Seconds an HTTP connection may stay silent; not WebSockets (default 60).")
     public var idleTimeout: Int?
+    /// The signaling WebSockets' keepalive.
+    @Option(name: .customLong("ping-interval"), help: "Seconds between the edge's pings on each signaling WebSocket, and how long one may go unanswered; 0 sends none (default 30).")
+    public var pingInterval: Int?
     /// Sessions one account holds at once.
     @Option(name: .customLong("max-sessions-per-account"), help: "Sessions one account holds at once (default 500).")
     public var maxSessionsPerAccount: Int?
@@ -153,7 +156,7 @@ public struct ServeCommand: AsyncParsableCommand {
             (.ringTimeout, ringTimeout), (.maxCallDuration, maxCallDuration), (.mediaThreads, mediaThreads),
             (.turnCredentialLifetime, turnCredentialLifetime),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
-            (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout),
+            (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout), (.pingInterval, pingInterval),
         ]
     }
 

@@ -71,6 +71,7 @@ extension NumberSetting {
         option: "--max-connections-per-address", variable: "PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: 64, range: 1...Int.max)
     static let headerTimeout = NumberSetting(option: "--header-timeout", variable: "PREFLIGHT_HEADER_TIMEOUT", defaultValue: 10, range: 1...Int.max)
     static let idleTimeout = NumberSetting(option: "--idle-timeout", variable: "PREFLIGHT_IDLE_TIMEOUT", defaultValue: 60, range: 1...Int.max)
+    static let pingInterval = NumberSetting(option: "--ping-interval", variable: "PREFLIGHT_PING_INTERVAL", defaultValue: 30, range: 0...3600)
 }
 
 /// `serve`'s application routes: `SID=echo`, `SID=record-playback`, `SID=dial` or

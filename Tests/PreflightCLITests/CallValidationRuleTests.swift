@@ -49,6 +49,7 @@ import Testing
         (["load", "--sessions", "2", "--", "--cpu", "1"], "arguments after `--` are for a --generator"),
         (["load", "--sessions", "2", "--media-threads", "0"], "--media-threads must be 1 to 64, got 0"),
         (["serve", "--media-threads", "65"], "--media-threads (PREFLIGHT_MEDIA_THREADS) must be 1 to 64, got 65"),
+        (["serve", "--ping-interval", "3601"], "--ping-interval (PREFLIGHT_PING_INTERVAL) must be 0 to 3600, got 3601"),
     ] as [([String], String)])
     func listenAndLoadRefuse(arguments: [String], rule: String) {
         #expect(ValidationRuleTests.rejection(arguments) == rule)

@@ -128,6 +128,11 @@ import Testing
             headerTimeout: .seconds(5), idleTimeout: .seconds(30), maximumConnections: 100, maximumConnectionsPerAddress: 8))
         let defaults = try Self.serve(["--api-key", "SK1", "--api-secret", Self.secret]).edgeConfiguration(environment: [:])
         #expect(defaults.httpLimits == EdgeHTTPLimits())
+        #expect(defaults.httpLimits.webSocketPingInterval == .seconds(30))
+        let pings = try Self.serve(["--api-key", "SK1", "--api-secret", Self.secret, "--ping-interval", "5"])
+        #expect(try pings.edgeConfiguration(environment: [:]).httpLimits.webSocketPingInterval == .seconds(5))
+        let none = try Self.serve(["--api-key", "SK1", "--api-secret", Self.secret]).edgeConfiguration(environment: ["PREFLIGHT_PING_INTERVAL": "0"])
+        #expect(none.httpLimits.webSocketPingInterval == nil)
         #expect(defaults.tls == nil)
     }
 

@@ -7,7 +7,8 @@
 /// closed. A connection upgraded to the signaling WebSocket leaves both timeouts behind: the
 /// signaling session has its own (``EdgeConfiguration/signalingTimeout``,
 /// ``EdgeConfiguration/maximumTestDuration``), and a test call may be quiet on signaling while
-/// media flows.
+/// media flows. The edge pings each WebSocket every ``webSocketPingInterval`` instead, and
+/// closes one that leaves a ping unanswered until the next.
 public struct EdgeHTTPLimits: Sendable, Hashable {
     /// How long a connection may take to send a complete request head, counted from when it was
     /// accepted (the TLS handshake included) or, on a kept-alive connection, from the first byte
@@ -20,17 +21,24 @@ public struct EdgeHTTPLimits: Sendable, Hashable {
     public var maximumConnections: Int
     /// Connections open at once from one source IP address; 64 by default.
     public var maximumConnectionsPerAddress: Int
+    /// How often the edge pings a signaling WebSocket (RFC 6455 §5.5.2), and how long a ping may go
+    /// unanswered before the connection is closed; each connection's first ping comes at a
+    /// random point of the first interval, so that connections opened together do not ping
+    /// together. 30 s by default; `nil` sends no pings.
+    public var webSocketPingInterval: Duration?
 
     /// Creates limits; see each property for its default.
     public init(
         headerTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60),
         maximumConnections: Int = 2048,
-        maximumConnectionsPerAddress: Int = 64
+        maximumConnectionsPerAddress: Int = 64,
+        webSocketPingInterval: Duration? = .seconds(30)
     ) {
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+        self.webSocketPingInterval = webSocketPingInterval
     }
 }

@@ -213,9 +213,11 @@ public final class EdgeServer: Sendable {
                         // Text frames must be valid UTF-8 (RFC 6455 §8.1): invalid ones close with
                         // 1007. The session waits for the client's close answer itself (2 s,
                         // `SignalingSession.closeDrain`); the library's own wait, after it, is cut
-                        // from 15 s to 1 s.
+                        // from 15 s to 1 s. The edge's own keepalive pings instead of the
+                        // library's (`WebSocketKeepaliveHandler`: why).
                         configuration: .init(ws: .init(
-                            maxFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(1), validateUTF8: true))),
+                            maxFrameSize: SignalingMessage.maximumTextLength, autoPing: .disabled, closeTimeout: .seconds(1),
+                            validateUTF8: true))),
                     limits: limits, limiter: limiter, tls: tls)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.httpPort), serverName: "preflight-edge"),

@@ -16,11 +16,14 @@ extension AttackTests {
             case endlessFragmentedMessage
             /// 125-byte pings (each answered with a pong) from a connection that never says hello.
             case pingsWithoutHello
+            /// 125-byte pongs that answer no ping (they pass the edge's keepalive to the WebSocket
+            /// handler, which ignores them) from a connection that never says hello.
+            case pongsWithoutHello
 
             var testDescription: String { rawValue }
 
             /// The edge's options: pings do not end a session, the signaling timeout (2 s) does.
-            var arguments: [String] { self == .pingsWithoutHello ? ["--signaling-timeout", "2"] : [] }
+            var arguments: [String] { self == .pingsWithoutHello || self == .pongsWithoutHello ? ["--signaling-timeout", "2"] : [] }
 
             /// What is sent before the flood.
             func opening() -> ByteBuffer {
@@ -30,7 +33,7 @@ extension AttackTests {
                         opcode: RawWebSocket.Opcode.text, payload: Array(SignalingMessage.hello(token: "not-a-jwt", client: nil).jsonText().utf8))
                 case .endlessFragmentedMessage:
                     RawWebSocket.frame(opcode: RawWebSocket.Opcode.text, payload: Array(#"{"type":"hello","token":""#.utf8), fin: false)
-                case .pingsWithoutHello:
+                case .pingsWithoutHello, .pongsWithoutHello:
                     ByteBuffer()
                 }
             }
@@ -48,10 +51,11 @@ extension AttackTests {
                     return buffer
                 case .endlessFragmentedMessage:
                     return RawWebSocket.frame(opcode: RawWebSocket.Opcode.continuation, payload: x, fin: false, maskKey: [0, 0, 0, 0])
-                case .pingsWithoutHello:
+                case .pingsWithoutHello, .pongsWithoutHello:
                     var buffer = ByteBuffer()
-                    let ping = RawWebSocket.frame(opcode: RawWebSocket.Opcode.ping, payload: x.prefix(125), maskKey: [0, 0, 0, 0])
-                    for _ in 0..<(60_000 / ping.readableBytes) { buffer.writeImmutableBuffer(ping) }
+                    let opcode = self == .pingsWithoutHello ? RawWebSocket.Opcode.ping : RawWebSocket.Opcode.pong
+                    let frame = RawWebSocket.frame(opcode: opcode, payload: x.prefix(125), maskKey: [0, 0, 0, 0])
+                    for _ in 0..<(60_000 / frame.readableBytes) { buffer.writeImmutableBuffer(frame) }
                     return buffer
                 }
             }
@@ -113,7 +117,7 @@ extension AttackTests {
                     + "edge RSS \(before) KiB before, \(highest) KiB peak, \(after) KiB after; edge sent \(socket.frames.count) frame(s) and \(socket.pongs) pong(s), \(socket.bytesReceived) B")
             #expect(closed, "the edge never closed the flooding connection")
             #expect(!gaveUp.value, "the flood's writes stalled for 20 s without the edge closing")
-            if flood != .pingsWithoutHello {
+            if flood != .pingsWithoutHello, flood != .pongsWithoutHello {
                 // Once the session is over nothing more is read (pings are legitimate until the
                 // signaling timeout, so a fast edge may read many).
                 #expect(accepted < cap, "the edge read \(cap >> 20) MiB without closing")
@@ -128,7 +132,7 @@ extension AttackTests {
                 #expect(socket.errorCode == PreflightError.Code.invalidAccessToken.rawValue, "\(socket.summary)")
             case .endlessFragmentedMessage:
                 #expect(socket.closeCode != nil || socket.errorCode != nil, "closed without a word: \(socket.summary)")
-            case .pingsWithoutHello:
+            case .pingsWithoutHello, .pongsWithoutHello:
                 // As above: the refusal arrives although the client's pings are still coming (an
                 // edge that closed at once, with them unread, was reset and the 53002 lost).
                 #expect(socket.errorCode == PreflightError.Code.signalingTimeout.rawValue, "\(socket.summary)")

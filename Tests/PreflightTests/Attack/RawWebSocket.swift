@@ -40,9 +40,11 @@ final class RawWebSocket: Sendable {
     }
 
     /// Connects to `ws://127.0.0.1:port/signaling` and completes the upgrade.
+    /// - Parameter answersPings: answers each of the edge's pings with a pong, as a WebSocket
+    ///   library does; by default it does not (the edge's pings are counted either way).
     /// - Throws: when the connection or the upgrade fails, or the edge answers other than 101.
-    static func connect(port: Int, path: String = "/signaling") async throws -> RawWebSocket {
-        let inbox = Inbox()
+    static func connect(port: Int, path: String = "/signaling", answersPings: Bool = false) async throws -> RawWebSocket {
+        let inbox = Inbox(answersPings: answersPings)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(5))
             .channelInitializer { channel in
@@ -161,6 +163,8 @@ final class RawWebSocket: Sendable {
     var wasReset: Bool { inbox.state.withLock { $0.reset } }
     /// Pongs received (not kept in ``frames``).
     var pongs: Int { inbox.state.withLock { $0.pongs } }
+    /// The edge's pings received (not kept in ``frames``: the edge's keepalive may ping during any test).
+    var pings: Int { inbox.state.withLock { $0.pings } }
     /// Bytes received after the upgrade response.
     var bytesReceived: Int { inbox.state.withLock { $0.bytesReceived } }
 
@@ -199,6 +203,9 @@ private final class Inbox: Sendable {
         /// Where the next frame starts in `pending`.
         var offset = 0
         var pongs = 0
+        var pings = 0
+        /// Payloads of pings parsed and not answered yet (only when answering).
+        var unanswered: [[UInt8]] = []
         /// The upgrade response's status once its header is complete.
         var upgrade: Int?
         var frames: [RawWebSocket.Frame] = []
@@ -212,13 +219,17 @@ private final class Inbox: Sendable {
     }
 
     let state = Mutex(State())
+    let answersPings: Bool
 
-    func receive(_ bytes: [UInt8]) {
+    init(answersPings: Bool) { self.answersPings = answersPings }
+
+    /// Parses what arrived; returns the payloads of pings to answer (when answering).
+    func receive(_ bytes: [UInt8]) -> [[UInt8]] {
         state.withLock { state in
             state.pending += bytes
             if state.upgrade == nil {
                 let terminator: [UInt8] = Array("\r\n\r\n".utf8)
-                guard let end = state.pending.firstRange(of: terminator) else { return }
+                guard let end = state.pending.firstRange(of: terminator) else { return [] }
                 let head = String(decoding: state.pending[..<end.lowerBound], as: UTF8.self)
                 let statusLine = head.split(separator: "\r\n").first ?? ""
                 let parts = statusLine.split(separator: " ")
@@ -227,6 +238,8 @@ private final class Inbox: Sendable {
                 state.offset = 0
             }
             Self.parseFrames(&state)
+            defer { state.unanswered = [] }
+            return answersPings ? state.unanswered : []
         }
     }
 
@@ -285,6 +298,9 @@ private final class Inbox: Sendable {
             case RawWebSocket.Opcode.pong:
                 // Counted, not kept: a ping flood brings tens of thousands.
                 state.pongs += 1
+            case RawWebSocket.Opcode.ping:
+                state.pings += 1
+                state.unanswered.append(payload)
             default:
                 state.frames.append(.other(opcode: opcode))
             }
@@ -304,7 +320,10 @@ private final class InboxHandler: ChannelInboundHandler {
     init(inbox: Inbox) { self.inbox = inbox }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        inbox.receive(Array(unwrapInboundIn(data).readableBytesView))
+        let pings = inbox.receive(Array(unwrapInboundIn(data).readableBytesView))
+        guard !pings.isEmpty else { return }
+        for payload in pings { context.write(NIOAny(RawWebSocket.frame(opcode: RawWebSocket.Opcode.pong, payload: payload)), promise: nil) }
+        context.flush()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
