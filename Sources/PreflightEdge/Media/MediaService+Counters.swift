@@ -52,9 +52,17 @@ extension MediaService {
         /// Uplink arrival records dropped because the session's buffer was full (the signaling
         /// did not keep up).
         public var droppedProbeRecords = 0
-        /// Downlink probe packets not sent: the byte budget was spent, or the peer was not
-        /// heard from recently.
+        /// Downlink trains not sent (counted once a train): the byte budget was spent, or the peer
+        /// has not granted consent within the last 3 s (``ProbeConsent``).
         public var probePacketsWithheld = 0
+        /// Consent requests the edge sent to probe clients (RFC 7675's Binding requests).
+        public var consentRequestsSent = 0
+        /// Consent requests that were due but not sent: the address's send budget was spent (it
+        /// did not answer the last one).
+        public var consentRequestsWithheld = 0
+        /// Answers to consent requests that granted consent: from the address asked, with an
+        /// outstanding transaction ID and the client's integrity.
+        public var consentAnswers = 0
     }
 
     /// Counts a datagram dropped before routing because it was malformed (a media thread's

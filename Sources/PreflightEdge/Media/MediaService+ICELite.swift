@@ -15,6 +15,8 @@ extension MediaService {
         case refuse(code: Int, transactionID: STUNTransactionID)
         /// Not a Binding request, or not STUN after all (bad FINGERPRINT): drop silently.
         case ignore
+        /// A probe client's answer to the edge's consent request, taken: nothing goes back.
+        case consumed
     }
 
     func handleSTUN(_ datagram: ByteBuffer, from source: SocketAddress, key: SourceKey) -> ByteBuffer? {
@@ -31,6 +33,8 @@ extension MediaService {
             reply = try? refusal.encoded(fingerprint: true)
         case .ignore:
             countMalformed()
+            return nil
+        case .consumed:
             return nil
         }
         guard let reply else { return nil }
@@ -49,7 +53,7 @@ extension MediaService {
             case .answer(_, check: true): state.counters.checksAnswered += 1
             case .answer(_, check: false): state.counters.bindingsAnswered += 1
             case .refuse: state.counters.checksRefused += 1
-            case .ignore: break
+            case .ignore, .consumed: break
             }
             return sent
         }
@@ -57,12 +61,14 @@ extension MediaService {
     }
 
     func check(_ buffer: UnsafeRawBufferPointer, from source: SocketAddress, key: SourceKey) -> CheckOutcome {
-        guard let layout = try? STUNMessageLayout(parsing: buffer),
-            layout.type == STUNMessageType(method: .binding, class: .request)
-        else { return .ignore }
+        guard let layout = try? STUNMessageLayout(parsing: buffer) else { return .ignore }
         if layout.fingerprintOffset != nil {
             guard (try? layout.verifyFingerprint(in: buffer)) != nil else { return .ignore }
         }
+        if layout.type == STUNMessageType(method: .binding, class: .successResponse) {
+            return takeConsent(layout, in: buffer, from: key) ? .consumed : .ignore
+        }
+        guard layout.type == STUNMessageType(method: .binding, class: .request) else { return .ignore }
         guard let usernameRange = layout.value(of: .username, in: buffer) else {
             // A plain Binding request (no USERNAME, no MESSAGE-INTEGRITY): the edge is a STUN
             // server for the client's server-reflexive candidate (RFC 8489 §12). Its answer
@@ -100,7 +106,8 @@ extension MediaService {
             if let known {
                 // Checked again, perhaps for another session: the budget and rate go on.
                 state.verified[key] = VerifiedPeer(
-                    ufrag: session.credentials.localUfrag, session: slot, budget: known.budget, rate: known.rate)
+                    ufrag: session.credentials.localUfrag, session: slot, budget: known.budget, rate: known.rate,
+                    mayAskBeyondBudget: known.mayAskBeyondBudget)
             } else {
                 // The budget starts with the check that verified the address.
                 var peer = VerifiedPeer(ufrag: session.credentials.localUfrag, session: slot, rate: state.limiter.bucket(for: key))
@@ -112,12 +119,27 @@ extension MediaService {
             if nominated || state.sessions[session.credentials.localUfrag]?.peer == nil {
                 state.sessions[session.credentials.localUfrag]?.peer = source
             }
-            // A consent check keeps a probe's downlink alive (its client is still there).
-            state.sessions[session.credentials.localUfrag]?.probe?.lastHeard = now
             return true
         }
         guard verified else { return .refuse(code: 403, transactionID: layout.transactionID) }
         return .answer(encoded, check: true)
+    }
+
+    /// A Binding success response: the answer of a probe's client to the edge's consent request
+    /// (``ProbeConsent``) when it comes from the address asked, carries an outstanding request's
+    /// transaction ID and verifies with the client's password; then consent is granted.
+    /// - Returns: whether it was such an answer.
+    private func takeConsent(_ layout: STUNMessageLayout, in buffer: UnsafeRawBufferPointer, from key: SourceKey) -> Bool {
+        let now = self.now
+        return state.withLock { state in
+            guard let peer = state.verified[key], state.sessions.contains(peer.session),
+                let probe = state.sessions[peer.session].probe, probe.consent.awaits(layout.transactionID, from: key),
+                (try? layout.verifyIntegrity(key: probe.clientKey, in: buffer)) != nil
+            else { return false }
+            state.sessions[peer.session].probe?.consent.grant(layout.transactionID, now: now)
+            state.counters.consentAnswers += 1
+            return true
+        }
     }
 
     /// The reason phrase of an error response this edge sends.

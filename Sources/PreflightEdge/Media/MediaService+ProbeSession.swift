@@ -20,8 +20,10 @@ extension MediaService {
         var pacer = ProbePacer()
         /// Downlink bytes the probe may still send (wire bytes).
         var downlinkBudget: Int
-        /// When the client was last heard from (an RTP packet or a check), seconds.
-        var lastHeard: Double
+        /// Whether the client consents to the downlink at its address (``ProbeConsent``).
+        var consent = ProbeConsent()
+        /// The client's ICE password as a key: it signs the edge's consent requests and their answers.
+        let clientKey: STUNIntegrityKey
 
         /// The most records held between two takes.
         static let maximumRecords = SignalingMessage.ProbeArrivals.maximumRecords * 2
@@ -33,16 +35,13 @@ extension MediaService {
         static let downlinkBudgetSeconds = 12.0
         /// The longest train one request starts, milliseconds.
         static let maximumTrainDuration = 1000
-        /// How recently the client must have been heard for a downlink packet to go out, seconds.
-        static let freshness = 3.0
-
-        init(expectedUplink: Int?, expectedDownlink: Int?, now: Double) {
+        init(expectedUplink: Int?, expectedDownlink: Int?, clientPassword: String, now: Double) {
             self.expectedUplink = expectedUplink
             self.expectedDownlink = expectedDownlink
             uplinkTokens = Self.uplinkBurst
             uplinkClock = now
             downlinkBudget = Int(Double(expectedDownlink ?? 0) / 8 * Self.downlinkBudgetSeconds)
-            lastHeard = now
+            clientKey = STUNIntegrityKey(Array(clientPassword.utf8))
         }
 
         /// Whether a datagram of `bytes` from the client fits the uplink bucket (and takes its tokens).

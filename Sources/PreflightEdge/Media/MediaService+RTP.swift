@@ -16,7 +16,6 @@ extension MediaService {
             return nil
         }
         if session.isProbe {
-            session.probe?.lastHeard = now
             if header.payloadType == ProbePacket.payloadType {
                 // An uplink probe packet: recorded for the client, never answered.
                 guard let (sequence, _) = ProbePacket.decode(header, in: bytes) else {

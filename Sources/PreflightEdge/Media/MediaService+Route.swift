@@ -81,10 +81,21 @@ extension MediaService {
                 return state.sessions.contains(slot) ? slot : nil
             }
             let route = slot.map { Self.routing(of: &state.sessions[$0]) }
-            // A probing client's datagrams pass its probe's byte rate instead of the packet limit.
+            // A probing client's datagrams pass its probe's byte rate; all but its uplink probe
+            // packets (which the edge records and never answers) also pass the packet limit, so a
+            // probe's pings are echoed no faster than an echo session's.
             if let slot, route?.probing == true {
                 guard state.sessions[slot].probe?.admit(bytes: size, at: now) == true else {
                     state.counters.droppedOverProbeRate += 1
+                    return .drop
+                }
+                // The payload type, from an RTP packet's second byte (RFC 3550 §5.1).
+                let isUplinkProbePacket =
+                    kind == .rtp && datagram.getInteger(at: datagram.readerIndex + 1, as: UInt8.self).map { $0 & 0x7F } == ProbePacket.payloadType
+                if let verifiedIndex, !isUplinkProbePacket,
+                    !state.verified[entry: verifiedIndex].rate.allow(at: now)
+                {
+                    state.counters.droppedRateLimited += 1
                     return .drop
                 }
             } else if let verifiedIndex {

@@ -104,6 +104,10 @@ extension MediaService {
         /// The source's rate limit, taken over from the ``SourceRateLimiter`` when the address
         /// was verified: media from it is limited without a second table search per datagram.
         var rate: TokenBucket
+        /// Whether the edge may still send this address one consent request beyond its budget
+        /// (``ProbeConsent``): the first one, once; every later one is paid by the address's
+        /// own datagrams, as every other datagram the edge sends it.
+        var mayAskBeyondBudget = true
     }
 
     struct State {

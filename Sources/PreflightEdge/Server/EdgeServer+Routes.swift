@@ -92,7 +92,10 @@ extension EdgeServer {
             "droppedMalformed":\(counters.droppedMalformed),"droppedUnverified":\(counters.droppedUnverified),\
             "droppedRateLimited":\(counters.droppedRateLimited),"droppedOverBudget":\(counters.droppedOverBudget),\
             "droppedOverRecordingBudget":\(counters.droppedOverRecordingBudget),\
-            "droppedWrongPayloadType":\(counters.droppedWrongPayloadType),"httpConnections":\(http.open),\
+            "droppedWrongPayloadType":\(counters.droppedWrongPayloadType),"droppedOverProbeRate":\(counters.droppedOverProbeRate),\
+            "probePacketsSent":\(counters.probePacketsSent),"probePacketsWithheld":\(counters.probePacketsWithheld),\
+            "consentRequestsSent":\(counters.consentRequestsSent),"consentRequestsWithheld":\(counters.consentRequestsWithheld),\
+            "consentAnswers":\(counters.consentAnswers),"httpConnections":\(http.open),\
             "httpRefused":\(http.refused),"httpHeaderTimeouts":\(http.headerTimeouts),"httpIdleTimeouts":\(http.idleTimeouts)}
             """
     }

@@ -46,7 +46,7 @@ extension SignalingSession {
         let credentials = ICELiteCredentials(localUfrag: ufrag, localPassword: password, remoteUfrag: remoteUfrag)
         if let probe {
             edge.media.addProbeSession(
-                credentials, expectedUplinkBitrate: probe.expectedUplinkBitrate, expectedDownlinkBitrate: probe.expectedDownlinkBitrate)
+                credentials, clientPassword: probe.ice.pwd, expectedUplinkBitrate: probe.expectedUplinkBitrate, expectedDownlinkBitrate: probe.expectedDownlinkBitrate)
         } else if let application {
             edge.media.addSession(
                 credentials, application: application,

@@ -79,6 +79,45 @@ struct AttackedEdge {
         try await edge.token(application: application, identity: identity)
     }
 
+    /// The `Authorization` header of the edge's API key (HTTP Basic).
+    var apiKeyAuthorization: String {
+        "Authorization: Basic " + Data("\(LocalEdge.apiKeySID):\(edge.secret)".utf8).base64EncodedString()
+    }
+
+    /// The edge's counters from `GET /status` (the API key's Basic auth): the numeric fields.
+    func status() async throws -> [String: Int] {
+        let reply = try await RawHTTP.get(port: port, path: "/status", headers: [apiKeyAuthorization])
+        let body = try #require(reply.text.range(of: "\r\n\r\n").map { reply.text[$0.upperBound...] }, "no body: \(reply.text.prefix(80))")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "not a JSON object: \(body.prefix(80))")
+        return object.compactMapValues { $0 as? Int }
+    }
+
+    /// Waits until the counters satisfy `condition` (read every 50 ms), or `timeout` passed.
+    /// - Returns: the last counters read.
+    @discardableResult
+    func awaitStatus(upTo timeout: Duration, until condition: ([String: Int]) -> Bool) async throws -> [String: Int] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let counters = try await status()
+            if condition(counters) || ContinuousClock.now >= deadline { return counters }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Waits until counter `name` stops moving (two reads 200 ms apart agree), or `timeout` passed.
+    /// - Returns: its value then.
+    func awaitSteady(_ name: String, upTo timeout: Duration = .seconds(10)) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        var last = try await status()[name] ?? 0
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            let now = try await status()[name] ?? 0
+            if now == last { return now }
+            last = now
+        }
+        return last
+    }
+
     /// Connects a raw WebSocket to the edge.
     func connect() async throws -> RawWebSocket {
         try await RawWebSocket.connect(port: port)

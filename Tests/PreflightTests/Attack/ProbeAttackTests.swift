@@ -13,6 +13,7 @@ extension AttackTests {
         struct OpenProbe {
             let call: AttackCall
             let callSid: String
+            let clientPassword: String
         }
 
         static func open(on edge: AttackedEdge, up: Int?, down: Int?) async throws -> OpenProbe {
@@ -33,7 +34,7 @@ extension AttackTests {
             let call = AttackCall(
                 signaling: signaling, edgeUfrag: answer.ice.ufrag, edgePassword: answer.ice.pwd, clientUfrag: clientUfrag,
                 media: try SocketAddress(ipAddress: candidate.address, port: Int(candidate.port)))
-            return OpenProbe(call: call, callSid: answer.callSid)
+            return OpenProbe(call: call, callSid: answer.callSid, clientPassword: clientPassword)
         }
 
         static func probePacket(_ sequence: UInt32, size: Int = 1200) throws -> [UInt8] {
@@ -86,29 +87,91 @@ extension AttackTests {
             try edge.expectSaneLog()
         }
 
-        /// The downlink goes only to the address that passed a check, never before the check, and
-        /// never to another address that knows the credentials but did not check (or to one that
-        /// merely sends media).
-        @Test func downlinkGoesOnlyToTheVerifiedClient() async throws {
+        /// What a probe's client answers the edge's consent requests with.
+        static func answerer(_ probe: OpenProbe) -> ConsentAnswerer {
+            ConsentAnswerer(clientUfrag: probe.call.clientUfrag, clientPassword: probe.clientPassword, edgeUfrag: probe.call.edgeUfrag)
+        }
+
+        /// Probe packets (payload type 127) among `datagrams`.
+        static func probePackets(_ datagrams: [[UInt8]]) -> [[UInt8]] {
+            datagrams.filter { $0.count >= 12 && $0[0] >> 6 == 2 && $0[1] & 0x7F == ProbePacket.payloadType }
+        }
+
+        /// Binding requests (the edge's consent requests) among `datagrams`.
+        static func consentRequests(_ datagrams: [[UInt8]]) -> [[UInt8]] {
+            datagrams.filter { (try? STUNMessage(decoding: $0))?.type == .bindingRequest }
+        }
+
+        /// The review's attack: a check from a victim's address (here sent from the victim's own
+        /// socket, which is what a spoofed source looks like to the edge) with a probe session's
+        /// valid credentials, then trains at the ceiling, five sessions in a row. The victim never
+        /// answers a consent request, so it gets the check's answer and at most one consent request
+        /// per session: nothing of any train.
+        @Test func aCheckFromAVictimsAddressReflectsNoTrain() async throws {
+            let edge = try await AttackedEdge.start()
+            defer { edge.stop() }
+            let victim = try await UDPProbe.bind(host: "127.0.0.2")
+            var spoofedBytes = 0
+            for round in 1...5 {
+                let probe = try await Self.open(on: edge, up: nil, down: 5_000_000)
+                let check = try probe.call.check(nominate: true)
+                try await victim.send(check, to: probe.call.media)
+                spoofedBytes += check.count
+                // Trains at the ceiling until the edge has given up on this session's consent.
+                let before = try await edge.status()["probePacketsWithheld"] ?? 0
+                let train = Task {
+                    while !Task.isCancelled {
+                        try? await probe.call.signaling.send(.probeTrain(.init(rate: 10_000_000, size: 1200, duration: 1000)))
+                        try? await Task.sleep(for: .milliseconds(200))
+                    }
+                }
+                let after = try await edge.awaitStatus(upTo: .seconds(15)) { ($0["probePacketsWithheld"] ?? 0) > before }
+                train.cancel()
+                #expect((after["probePacketsWithheld"] ?? 0) > before, "round \(round): the edge never gave the train up")
+                await probe.call.hangUp()
+            }
+            let tally = victim.counts
+            let trains = Self.probePackets(tally.received)
+            let requests = Self.consentRequests(tally.received)
+            print("reflection: 5 probes, \(spoofedBytes) B of checks from the victim's address → the victim got \(tally.received.count) datagrams, \(tally.receivedBytes) B (\(trains.count) probe packets, \(requests.count) consent requests)")
+            #expect(trains.count == 0, "\(trains.count) probe packets reached the victim")
+            #expect(requests.count <= 5, "\(requests.count) consent requests for 5 sessions")
+            // The checks' answers and one request a session, each no bigger than the check plus the allowance.
+            #expect(tally.received.count <= 10)
+            #expect(tally.receivedBytes <= 2 * (spoofedBytes + 5 * SendBudget.allowancePerDatagram))
+            await victim.close()
+            try await edge.expectAlive()
+            try edge.expectSaneLog()
+        }
+
+        /// The downlink goes only to the address that passed a check and answered the edge's
+        /// consent request, never before, and never to another address that knows the
+        /// credentials but did not check, or that merely sends media.
+        @Test func downlinkGoesOnlyToTheConsentingClient() async throws {
             let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let probe = try await Self.open(on: edge, up: nil, down: 1_000_000)
-            let client = try await UDPProbe.bind()
-            let bystander = try await UDPProbe.bind()
-            // A train before any check: no peer, nothing goes anywhere.
+            let answerer = Self.answerer(probe)
+            let client = try await UDPProbe.bind(answering: { answerer.answer($0) })
+            let bystander = try await UDPProbe.bind(host: "127.0.0.3", answering: { answerer.answer($0) })
+            // A train before any check: no peer, the train is dropped and nothing goes anywhere.
             try await probe.call.signaling.send(.probeTrain(.init(rate: 1_000_000, size: 1000, duration: 300)))
             try await bystander.send(try AttackCall.rtp(sequence: 1), to: probe.call.media)
-            try await Task.sleep(for: .milliseconds(400))
+            try await edge.awaitStatus(upTo: .seconds(10)) { ($0["probePacketsWithheld"] ?? 0) >= 1 }
             #expect(client.received.isEmpty && bystander.received.isEmpty)
-            // The client checks; a train now reaches it, and only it.
+            // The client checks, answers the consent request, and a train now reaches it, and only it.
             try await client.send(try probe.call.check(nominate: true), to: probe.call.media)
-            #expect(await client.awaitReceived(1, upTo: .seconds(3)))
+            #expect(await client.awaitReceived(upTo: .seconds(5)) { !Self.consentRequests($0).isEmpty }, "no consent request")
+            try await edge.awaitStatus(upTo: .seconds(5)) { ($0["consentAnswers"] ?? 0) >= 1 }
             try await probe.call.signaling.send(.probeTrain(.init(rate: 1_000_000, size: 1000, duration: 500)))
-            try await Task.sleep(for: .milliseconds(700))
-            try await bystander.send(try AttackCall.rtp(sequence: 2), to: probe.call.media)
-            try await Task.sleep(for: .milliseconds(100))
-            let probes = client.received.filter { $0.count == 1000 }
             // 500 ms at 1 Mbit/s of 1042-byte (wire) packets: 60; pacing allows a few either way.
+            #expect(await client.awaitReceived(upTo: .seconds(10)) { Self.probePackets($0).count >= 45 })
+            try await bystander.send(try AttackCall.rtp(sequence: 2), to: probe.call.media)
+            // Every probe packet the edge sent reached the client.
+            let sentByEdge = try await edge.awaitSteady("probePacketsSent")
+            #expect(await client.awaitReceived(upTo: .seconds(5)) { Self.probePackets($0).count >= sentByEdge })
+            let probes = Self.probePackets(client.received)
+            #expect(probes.count == sentByEdge)
             #expect(probes.count >= 45 && probes.count <= 66, "the client received \(probes.count) probe packets")
             #expect(bystander.received.isEmpty, "the bystander received \(bystander.received.count) datagrams")
             for (index, bytes) in probes.enumerated() {
@@ -122,28 +185,45 @@ extension AttackTests {
             try edge.expectSaneLog()
         }
 
-        /// A client that keeps asking but falls silent on the media path (no consent, no pings) is
-        /// sent nothing 3 s after it was last heard; and what it got is within the byte budget.
-        @Test func downlinkStopsWhenTheClientFallsSilent() async throws {
+        /// A client that stops answering consent requests is sent nothing more once its last
+        /// answer is 3 s old, whatever else arrives from its address (pings, RTP, checks: all of
+        /// which a spoofer could send); and what it got is within the byte budget.
+        @Test func downlinkStopsWhenTheClientStopsAnswering() async throws {
             let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let probe = try await Self.open(on: edge, up: nil, down: 100_000)
-            let client = try await UDPProbe.bind()
+            let answerer = Self.answerer(probe)
+            let answering = Shared(true)
+            let client = try await UDPProbe.bind(answering: { answering.value ? answerer.answer($0) : nil })
             try await client.send(try probe.call.check(nominate: true), to: probe.call.media)
-            #expect(await client.awaitReceived(1, upTo: .seconds(3)))
-            let heard = ContinuousClock.now
-            var lastArrivalCount = 0
-            var countAtSilence = 0
-            while ContinuousClock.now - heard < .seconds(5) {
-                try await probe.call.signaling.send(.probeTrain(.init(rate: 200_000, size: 1000, duration: 400)))
-                try await Task.sleep(for: .milliseconds(250))
-                lastArrivalCount = client.received.count
-                if ContinuousClock.now - heard < .milliseconds(3400) { countAtSilence = lastArrivalCount }
+            try await edge.awaitStatus(upTo: .seconds(5)) { ($0["consentAnswers"] ?? 0) >= 1 }
+            let trains = Task {
+                var sequence: UInt16 = 0
+                while !Task.isCancelled {
+                    try? await probe.call.signaling.send(.probeTrain(.init(rate: 200_000, size: 1000, duration: 400)))
+                    // What a spoofer of the client's address could send: pings and checks.
+                    sequence &+= 1
+                    try? await client.send(try AttackCall.rtp(sequence: sequence), to: probe.call.media)
+                    if sequence % 4 == 0 { try? await client.send(try probe.call.check(nominate: true), to: probe.call.media) }
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
             }
-            let total = client.counts.receivedBytes
-            print("silent client: \(countAtSilence) datagrams within 3.4 s, \(lastArrivalCount) after 5 s, \(total) B")
-            #expect(countAtSilence > 20, "the train never ran: \(countAtSilence)")
-            #expect(lastArrivalCount == countAtSilence, "\(lastArrivalCount - countAtSilence) packets after the client fell silent")
+            defer { trains.cancel() }
+            #expect(await client.awaitReceived(upTo: .seconds(10)) { Self.probePackets($0).count >= 20 }, "the train never ran")
+            answering.update { $0 = false }
+            let stoppedAt = ContinuousClock.now
+            // The edge drops the train once consent is stale; then nothing more comes.
+            let withheld = try await edge.status()["probePacketsWithheld"] ?? 0
+            try await edge.awaitStatus(upTo: .seconds(10)) { ($0["probePacketsWithheld"] ?? 0) > withheld }
+            let countAtStop = Self.probePackets(client.received).count
+            let staleAfter = ContinuousClock.now - stoppedAt
+            try await edge.awaitStatus(upTo: .seconds(10)) { ($0["probePacketsWithheld"] ?? 0) > withheld + 3 }
+            let countLater = Self.probePackets(client.received).count
+            trains.cancel()
+            let total = Self.probePackets(client.received).count * 1042
+            print("silent client: the train stopped \(staleAfter) after the last answer; \(countAtStop) probe packets then, \(countLater) later, \(total) wire bytes")
+            #expect(staleAfter < .seconds(6))
+            #expect(countLater == countAtStop, "\(countLater - countAtStop) probe packets after consent went stale")
             // 100 kbit/s for 12 s: the budget, in wire bytes.
             #expect(total <= 150_000)
             #expect(!probe.call.signaling.messages.contains { if case .error = $0 { true } else { false } })
@@ -152,30 +232,64 @@ extension AttackTests {
             try await edge.expectAlive()
         }
 
-        /// A client that stays present (a consent check every second) and asks for the ceiling
-        /// without end gets the byte budget, 12 s of its expected bitrate, and then nothing more.
+        /// A client that stays present and asks for the ceiling without end gets the byte budget,
+        /// 12 s of its expected bitrate, and then nothing more.
         @Test func downlinkStopsAtTheByteBudget() async throws {
             let edge = try await AttackedEdge.start()
             defer { edge.stop() }
             let probe = try await Self.open(on: edge, up: nil, down: 100_000)
-            let client = try await UDPProbe.bind()
-            let start = ContinuousClock.now
-            var lastCheck = start - .seconds(2)
-            var bytesAt7s = 0
-            while ContinuousClock.now - start < .seconds(8) {
-                if ContinuousClock.now - lastCheck >= .seconds(1) {
-                    try await client.send(try probe.call.check(nominate: true), to: probe.call.media)
-                    lastCheck = ContinuousClock.now
+            let answerer = Self.answerer(probe)
+            let client = try await UDPProbe.bind(answering: { answerer.answer($0) })
+            try await client.send(try probe.call.check(nominate: true), to: probe.call.media)
+            try await edge.awaitStatus(upTo: .seconds(5)) { ($0["consentAnswers"] ?? 0) >= 1 }
+            let trains = Task {
+                while !Task.isCancelled {
+                    try? await probe.call.signaling.send(.probeTrain(.init(rate: 200_000, size: 1200, duration: 400)))
+                    try? await Task.sleep(for: .milliseconds(200))
                 }
-                try await probe.call.signaling.send(.probeTrain(.init(rate: 200_000, size: 1200, duration: 400)))
-                try await Task.sleep(for: .milliseconds(200))
-                if ContinuousClock.now - start < .seconds(7) { bytesAt7s = client.received.filter { $0.count == 1200 }.count * 1242 }
             }
-            let probeBytes = client.received.filter { $0.count == 1200 }.count * 1242
-            print("budget: \(probeBytes) wire bytes of probe packets in 8 s at 200 kbit/s asked (budget 150000)")
+            defer { trains.cancel() }
+            // 150,000 wire bytes at 200 kbit/s: 6 s; then every train is withheld.
+            #expect(await client.awaitReceived(upTo: .seconds(20)) { Self.probePackets($0).count * 1242 > 140_000 })
+            let withheld = try await edge.status()["probePacketsWithheld"] ?? 0
+            try await edge.awaitStatus(upTo: .seconds(10)) { ($0["probePacketsWithheld"] ?? 0) > withheld + 3 }
+            let spent = Self.probePackets(client.received).count * 1242
+            try await edge.awaitStatus(upTo: .seconds(10)) { ($0["probePacketsWithheld"] ?? 0) > withheld + 6 }
+            let probeBytes = Self.probePackets(client.received).count * 1242
+            trains.cancel()
+            print("budget: \(probeBytes) wire bytes of probe packets at 200 kbit/s asked (budget 150000)")
             #expect(probeBytes <= 150_000)
             #expect(probeBytes >= 140_000, "the budget was not spent: \(probeBytes)")
-            #expect(probeBytes == bytesAt7s, "sending went on after the budget")
+            #expect(probeBytes == spent, "sending went on after the budget")
+            await client.close()
+            await probe.call.hangUp()
+            try await edge.expectAlive()
+        }
+
+        /// A probe's pings pass the per-source packet limit like an echo session's: a flood of
+        /// them is echoed at the limit (200 a second, bursts of 100), not at the probe's byte rate.
+        @Test func probePingsPassThePacketLimit() async throws {
+            let edge = try await AttackedEdge.start()
+            defer { edge.stop() }
+            let probe = try await Self.open(on: edge, up: 5_000_000, down: nil)
+            let client = try await UDPProbe.bind()
+            try await client.send(try probe.call.check(nominate: true), to: probe.call.media)
+            #expect(await client.awaitReceived(1, upTo: .seconds(3)))
+            let start = ContinuousClock.now
+            for sequence in 0..<3000 {
+                try await client.send(try AttackCall.rtp(sequence: UInt16(sequence)), to: probe.call.media)
+                if sequence % 100 == 99 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let sent = ContinuousClock.now - start
+            try await edge.awaitStatus(upTo: .seconds(10)) {
+                ($0["droppedRateLimited"] ?? 0) + ($0["droppedOverProbeRate"] ?? 0) + ($0["packetsEchoed"] ?? 0) >= 2900
+            }
+            let echoes = client.received.count - 1
+            let seconds = Double(sent.components.seconds) + Double(sent.components.attoseconds) / 1e18
+            let allowed = 100 + 200 * (seconds + 0.2)
+            print("probe pings: 3000 sent in \(sent), \(echoes) echoed (the limit allows \(Int(allowed)))")
+            #expect(Double(echoes) <= allowed)
+            #expect(echoes >= 100)
             await client.close()
             await probe.call.hangUp()
             try await edge.expectAlive()

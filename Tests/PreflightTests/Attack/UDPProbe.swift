@@ -24,11 +24,16 @@ final class UDPProbe: Sendable {
     }
 
     /// Binds `host` (127.0.0.1 by default; any 127/8 address is loopback) on an ephemeral port.
-    static func bind(host: String = "127.0.0.1") async throws -> UDPProbe {
+    /// - Parameter answering: what the socket answers to a datagram it received (the client's
+    ///   side of a consent request, see ``ConsentAnswerer``): the answer goes straight back to
+    ///   the datagram's source, and is not counted as sent; `nil` answers nothing.
+    static func bind(host: String = "127.0.0.1", answering: (@Sendable ([UInt8]) -> [UInt8]?)? = nil) async throws -> UDPProbe {
         let box = TallyBox()
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ReceiveCounter(box: box)) }
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ReceiveCounter(box: box, answering: answering))
+                }
             }
             .bind(host: host, port: 0).get()
         return UDPProbe(channel: channel, box: box)
@@ -56,13 +61,22 @@ final class UDPProbe: Sendable {
     /// Waits until at least `count` datagrams arrived or `timeout` passed.
     @discardableResult
     func awaitReceived(_ count: Int, upTo timeout: Duration) async -> Bool {
+        await awaitReceived(upTo: timeout) { $0.count >= count }
+    }
+
+    /// Waits until what arrived so far satisfies `condition` or `timeout` passed.
+    @discardableResult
+    func awaitReceived(upTo timeout: Duration, until condition: ([[UInt8]]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while received.count < count {
+        while !condition(received) {
             guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: .milliseconds(5))
         }
         return true
     }
+
+    /// Answers sent by the socket's answerer so far.
+    var answersSent: Int { box.answers.withLock { $0 } }
 
     func close() async {
         try? await channel.close()
@@ -71,20 +85,50 @@ final class UDPProbe: Sendable {
 
 private final class TallyBox: Sendable {
     let received = Mutex<[[UInt8]]>([])
+    let answers = Mutex(0)
 }
 
 private final class ReceiveCounter: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
     let box: TallyBox
+    let answering: (@Sendable ([UInt8]) -> [UInt8]?)?
 
-    init(box: TallyBox) { self.box = box }
+    init(box: TallyBox, answering: (@Sendable ([UInt8]) -> [UInt8]?)?) {
+        self.box = box
+        self.answering = answering
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = Array(unwrapInboundIn(data).data.readableBytesView)
+        let envelope = unwrapInboundIn(data)
+        let bytes = Array(envelope.data.readableBytesView)
         box.received.withLock { $0.append(bytes) }
+        if let answer = answering?(bytes) {
+            box.answers.withLock { $0 += 1 }
+            context.writeAndFlush(wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: ByteBuffer(bytes: answer))), promise: nil)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // ICMP port-unreachable and the like: nothing to count.
+    }
+}
+
+/// The client's side of the edge's consent requests (RFC 7675), as the SDK's ICE agent answers
+/// them: a Binding request with USERNAME `clientUfrag:edgeUfrag` that verifies with the client's
+/// password gets a success response signed with it; anything else gets nothing.
+struct ConsentAnswerer: Sendable {
+    let clientUfrag: String
+    let clientPassword: String
+    let edgeUfrag: String
+
+    func answer(_ bytes: [UInt8]) -> [UInt8]? {
+        let key = STUNIntegrityKey(Array(clientPassword.utf8))
+        guard let request = try? STUNMessage(decoding: bytes), request.type == .bindingRequest,
+            request.username == "\(clientUfrag):\(edgeUfrag)", (try? request.verifyIntegrity(key: key)) != nil
+        else { return nil }
+        let mapped = TransportAddress(ipv4: 127, 0, 0, 1, port: 0)
+        return try? STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(mapped)])
+            .encoded(integrityKey: key, fingerprint: true)
     }
 }

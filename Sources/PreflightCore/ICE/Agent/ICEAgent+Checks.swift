@@ -65,10 +65,15 @@ extension ICEAgent {
     func route(pair index: Int) -> Route? {
         guard let checkList, checkList.pairs.indices.contains(index) else { return nil }
         let pair = checkList.pairs[index]
-        let remote = remotes[pair.remote]
-        switch locals[pair.local].path {
+        return route(path: locals[pair.local].path, to: remotes[pair.remote].address)
+    }
+
+    /// The route to `remote` from a local candidate's `path`: straight from the socket, or
+    /// through the relay.
+    func route(path: Path, to remote: TransportAddress) -> Route? {
+        switch path {
         case .socket(let socket):
-            return Route(transport: .udp(socket, to: remote.address))
+            return Route(transport: .udp(socket, to: remote))
         case .relay(let server):
             let entry = servers[server.index]
             guard case .turn(let client) = entry.kind else { return nil }
@@ -80,7 +85,7 @@ extension ICEAgent {
             } else {
                 return nil
             }
-            return Route(transport: transport, peer: remote.address, channel: client.channels[remote.address], isStream: entry.isStream)
+            return Route(transport: transport, peer: remote, channel: client.channels[remote], isStream: entry.isStream)
         }
     }
 

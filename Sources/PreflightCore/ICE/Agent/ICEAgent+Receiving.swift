@@ -76,7 +76,11 @@ extension ICEAgent {
         switch PacketKind.classify(datagram) {
         case .stun:
             guard let message = try? STUNMessage(decoding: Array(datagram)) else { return .consumed }
-            handleCheckResponse(message, path: path, source: source, now: now)
+            if message.type == .bindingRequest {
+                answerCheck(message, path: path, source: source, now: now)
+            } else {
+                handleCheckResponse(message, path: path, source: source, now: now)
+            }
             return .consumed
         case .rtp, .rtcp:
             guard phase == .connected, isSelected(path: path, source: source) else { return .consumed }
@@ -85,6 +89,29 @@ extension ICEAgent {
         default:
             return .consumed
         }
+    }
+
+    /// A check from the peer (RFC 8445 §7.3). An ICE-lite peer (the edge) sends none to connect;
+    /// it sends one to ask this agent's consent before it sends more than it receives (a last-mile
+    /// probe's downlink, RFC 7675), and the answer is what grants it. The request must carry
+    /// USERNAME `localUfrag:remoteUfrag`, a MESSAGE-INTEGRITY that verifies with this agent's
+    /// password and a FINGERPRINT; it is answered on the path it came by, with the source as
+    /// XOR-MAPPED-ADDRESS, signed with the same password. Anything else is dropped unanswered: a
+    /// stranger who sends checks learns nothing from the client, and gets nothing sent anywhere.
+    mutating func answerCheck(_ request: STUNMessage, path: Path, source: TransportAddress, now: Double) {
+        guard phase == .checking || phase == .connected, let remoteParameters,
+            request.username == "\(localUfrag):\(remoteParameters.ufrag)", request.fingerprint != nil,
+            (try? request.verifyFingerprint()) != nil
+        else { return }
+        let key = STUNIntegrityKey(Array(localPassword.utf8))
+        guard (try? request.verifyIntegrity(key: key)) != nil else { return }
+        let response = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(source)])
+        guard let bytes = try? response.encoded(integrityKey: key, fingerprint: true), let route = route(path: path, to: source),
+            let framed = route.frame(bytes)
+        else { return }
+        transmit(framed, route.transport)
+        checksAnswered += 1
+        if isSelected(path: path, source: source) { lastReceived = now }
     }
 
     /// Whether media from `source` on `path` comes over the selected pair.

@@ -96,6 +96,8 @@ public struct ICEAgent: Sendable {
     public internal(set) var disconnectedSince: Double?
     var lastReceived: Double?
     var lastConsent: Double?
+    /// The peer's checks this agent answered (``answerCheck(_:path:source:now:)``).
+    public internal(set) var checksAnswered = 0
     var nextConsent: Double?
     var watchesLiveness = true
     var random: SplitMix64
