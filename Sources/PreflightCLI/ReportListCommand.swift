@@ -36,7 +36,7 @@ public struct ReportListCommand: AsyncParsableCommand {
         items.append(URLQueryItem(name: "pageSize", value: String(pageSize)))
         if let pageToken { items.append(URLQueryItem(name: "pageToken", value: pageToken)) }
         let body = try await api.get(ReportFilterOptions.path("/v1/reports", items), environment: environment)
-        return json ? String(decoding: body, as: UTF8.self) : try ReportListText.render(body)
+        return json ? UntrustedText.forTerminal(String(decoding: body, as: UTF8.self)) : try ReportListText.render(body)
     }
 }
 

@@ -26,9 +26,10 @@ public struct ReportShowCommand: AsyncParsableCommand {
         print(try await output())
     }
 
-    /// What ``run()`` prints: the report's fields and JSON.
+    /// What ``run()`` prints: the report's fields and JSON, with any control character escaped
+    /// for the terminal (``UntrustedText/forTerminal(_:)``).
     public func output(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> String {
-        String(decoding: try await api.get("/v1/reports/\(sid)", environment: environment), as: UTF8.self)
+        UntrustedText.forTerminal(String(decoding: try await api.get("/v1/reports/\(sid)", environment: environment), as: UTF8.self))
     }
 }
 
@@ -51,9 +52,10 @@ public struct ReportAggregatesCommand: AsyncParsableCommand {
         print(try await output())
     }
 
-    /// What ``run()`` prints: the API's JSON.
+    /// What ``run()`` prints: the API's JSON, any control character escaped for the terminal.
     public func output(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> String {
-        String(decoding: try await api.get(ReportFilterOptions.path("/v1/aggregates", filter.items), environment: environment), as: UTF8.self)
+        UntrustedText.forTerminal(
+            String(decoding: try await api.get(ReportFilterOptions.path("/v1/aggregates", filter.items), environment: environment), as: UTF8.self))
     }
 }
 

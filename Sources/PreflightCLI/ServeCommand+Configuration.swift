@@ -94,7 +94,13 @@ extension ServeCommand {
                 throw ValidationError(error.message)
             }
         }
-        configuration.reportRetention = retentionDays.map { .seconds($0 * 86_400) }
+        configuration.reportRetention = .seconds(
+            try NumberSetting.retentionDays.value(option: retentionDays, environment: environment) * 86_400)
+        configuration.storeQuota = StoreQuota.Limits(
+            identityBytes: try NumberSetting.quotaIdentityMiB.value(option: quotaIdentityMiB, environment: environment) << 20,
+            identityRows: try NumberSetting.quotaIdentityRows.value(option: quotaIdentityRows, environment: environment),
+            accountBytes: try NumberSetting.quotaAccountMiB.value(option: quotaAccountMiB, environment: environment) << 20,
+            accountRows: try NumberSetting.quotaAccountRows.value(option: quotaAccountRows, environment: environment))
         // `/metrics`: the edge records into this registry (the process's metrics system is left alone).
         configuration.prometheusRegistry = PrometheusCollectorRegistry()
         return configuration

@@ -19,7 +19,9 @@ public struct ServeCommand: AsyncParsableCommand {
             PREFLIGHT_MAX_SESSIONS_PER_ACCOUNT, PREFLIGHT_MAX_SESSIONS_PER_IDENTITY, PREFLIGHT_SIGNALING_TIMEOUT, \
             PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE, PREFLIGHT_ICE_SERVERS, PREFLIGHT_TURN_SECRET, \
             PREFLIGHT_TURN_CREDENTIAL_LIFETIME, PREFLIGHT_TLS_CERT, PREFLIGHT_TLS_KEY, PREFLIGHT_MAX_CONNECTIONS, \
-            PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS, PREFLIGHT_HEADER_TIMEOUT, PREFLIGHT_IDLE_TIMEOUT. Secrets \
+            PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS, PREFLIGHT_HEADER_TIMEOUT, PREFLIGHT_IDLE_TIMEOUT, \
+            PREFLIGHT_DATABASE, PREFLIGHT_RETENTION_DAYS, PREFLIGHT_QUOTA_IDENTITY_MIB, PREFLIGHT_QUOTA_IDENTITY_ROWS, \
+            PREFLIGHT_QUOTA_ACCOUNT_MIB, PREFLIGHT_QUOTA_ACCOUNT_ROWS. Secrets \
             belong in a file (--api-secret-file, --turn-secret-file) or the environment: a secret given as \
             --api-secret or --turn-secret is visible to every user of the machine in `ps`. Without \
             --application the local edge's application sids are served (`preflight token --application \
@@ -135,8 +137,22 @@ public struct ServeCommand: AsyncParsableCommand {
         help: "Where reports and call events are stored: sqlite::memory: (default), sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by many edges (default: PREFLIGHT_DATABASE).")
     public var database: String?
     /// How long reports are kept.
-    @Option(name: .customLong("retention-days"), help: "Days reports and call events are kept; older ones are deleted hourly (default: kept).")
+    @Option(
+        name: .customLong("retention-days"),
+        help: "Days reports and call events of this edge's account are kept; older ones are deleted hourly (1-36500, default 30).")
     public var retentionDays: Int?
+    /// What one identity may store per hour, MiB.
+    @Option(name: .customLong("quota-identity-mib"), help: "MiB of reports and call events one identity may store per hour (default 16).")
+    public var quotaIdentityMiB: Int?
+    /// What one identity may store per hour, rows.
+    @Option(name: .customLong("quota-identity-rows"), help: "Reports and call events one identity may store per hour (default 10000).")
+    public var quotaIdentityRows: Int?
+    /// What one account may store per hour, MiB.
+    @Option(name: .customLong("quota-account-mib"), help: "MiB of reports and call events one account may store per hour (default 1024).")
+    public var quotaAccountMiB: Int?
+    /// What one account may store per hour, rows.
+    @Option(name: .customLong("quota-account-rows"), help: "Reports and call events one account may store per hour (default 1000000).")
+    public var quotaAccountRows: Int?
     /// Log level.
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
     public var logLevel: String = "info"
@@ -157,6 +173,8 @@ public struct ServeCommand: AsyncParsableCommand {
             (.turnCredentialLifetime, turnCredentialLifetime),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
             (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout), (.pingInterval, pingInterval),
+            (.retentionDays, retentionDays), (.quotaIdentityMiB, quotaIdentityMiB), (.quotaIdentityRows, quotaIdentityRows),
+            (.quotaAccountMiB, quotaAccountMiB), (.quotaAccountRows, quotaAccountRows),
         ]
     }
 
@@ -169,9 +187,6 @@ public struct ServeCommand: AsyncParsableCommand {
             if let value { try setting.check(value) }
         }
         if let packetRate, !(packetRate > 0) { throw ValidationError("--packet-rate must be positive, got \(packetRate)") }
-        if let retentionDays, !(1...36_500).contains(retentionDays) {
-            throw ValidationError("--retention-days must be 1–36500, got \(retentionDays)")
-        }
         _ = try ApplicationRoutes.parse(applications)
         _ = try DialRoutes.parse(routes)
         guard Logger.Level(rawValue: logLevel) != nil else {

@@ -72,6 +72,16 @@ extension NumberSetting {
     static let headerTimeout = NumberSetting(option: "--header-timeout", variable: "PREFLIGHT_HEADER_TIMEOUT", defaultValue: 10, range: 1...Int.max)
     static let idleTimeout = NumberSetting(option: "--idle-timeout", variable: "PREFLIGHT_IDLE_TIMEOUT", defaultValue: 60, range: 1...Int.max)
     static let pingInterval = NumberSetting(option: "--ping-interval", variable: "PREFLIGHT_PING_INTERVAL", defaultValue: 30, range: 0...3600)
+    static let retentionDays = NumberSetting(
+        option: "--retention-days", variable: "PREFLIGHT_RETENTION_DAYS", defaultValue: 30, range: 1...36_500)
+    static let quotaIdentityMiB = NumberSetting(
+        option: "--quota-identity-mib", variable: "PREFLIGHT_QUOTA_IDENTITY_MIB", defaultValue: 16, range: 1...1_048_576)
+    static let quotaIdentityRows = NumberSetting(
+        option: "--quota-identity-rows", variable: "PREFLIGHT_QUOTA_IDENTITY_ROWS", defaultValue: 10_000, range: 1...1_000_000_000)
+    static let quotaAccountMiB = NumberSetting(
+        option: "--quota-account-mib", variable: "PREFLIGHT_QUOTA_ACCOUNT_MIB", defaultValue: 1024, range: 1...1_048_576)
+    static let quotaAccountRows = NumberSetting(
+        option: "--quota-account-rows", variable: "PREFLIGHT_QUOTA_ACCOUNT_ROWS", defaultValue: 1_000_000, range: 1...1_000_000_000)
 }
 
 /// `serve`'s application routes: `SID=echo`, `SID=record-playback`, `SID=dial` or

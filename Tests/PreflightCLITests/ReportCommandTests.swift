@@ -75,7 +75,7 @@ import Testing
     @Test(arguments: [
         (["report", "show", "../etc"], "the sid must be 1–64 letters, digits, - or _"),
         (["serve", "--database", "mysql://x"], "database: unknown scheme in \"mysql://x\"; give sqlite::memory:, sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE"),
-        (["serve", "--retention-days", "0"], "--retention-days must be 1–36500, got 0"),
+        (["serve", "--retention-days", "0"], "--retention-days (PREFLIGHT_RETENTION_DAYS) must be 1 to 36500, got 0"),
         (["run", "--roaming", "ws://a:1/signaling"], "--roaming takes --token and no --edge-url"),
     ] as [([String], String)])
     func rulesAreNamed(_ arguments: [String], _ rule: String) throws {

@@ -1,9 +1,11 @@
 import Foundation
 
 /// A report a client uploads to its edge (`POST /v1/reports?kind=…`, docs/protocol.md): the
-/// report's JSON as the SDK made it, stored byte for byte, and the fields the edge indexes, read
-/// from it by its kind. Hostile input: the body must be a UTF-8 JSON object within
-/// ``maximumLength``; a field of an unexpected type is left out of the summary, not an error.
+/// report's JSON, read strictly and stored canonical, and the fields the edge indexes, read from
+/// it by its kind. Hostile input: the body must be a UTF-8 JSON object (RFC 8259) within
+/// ``maximumLength``, with no byte order mark and no raw control character, and its measured
+/// fields within their ranges (``ReportSummary/fieldOutOfRange``); a field of an unexpected type
+/// is left out of the summary, not an error.
 public struct ReportUpload: Sendable, Hashable {
     /// The largest report accepted: a 120 s preflight test with all its samples is about 60 KB.
     public static let maximumLength = 1 << 20
@@ -14,38 +16,57 @@ public struct ReportUpload: Sendable, Hashable {
     public var kind: ReportKind
     /// The indexed fields.
     public var summary: ReportSummary
-    /// The report's JSON, as received.
+    /// The report's JSON, canonical: re-encoded from what was parsed, keys sorted, every control
+    /// character escaped, so that what the edge serves back is valid JSON whatever was sent.
     public var body: String
 
     /// Reads an upload.
-    /// - Throws: ``PreflightError`` `.reportRejected` for a body over the cap, not UTF-8, not a
-    ///   JSON object, or a sid that is not 1–64 letters, digits, `-` or `_`.
+    /// - Throws: ``PreflightError`` `.reportRejected` for a body over the cap, with a byte order
+    ///   mark or a raw control character, not UTF-8, not a JSON object, with a measured field out
+    ///   of its range (MOS 1–5, RTT and jitter 0–600,000 ms, ICE connection time 0–3,600,000 ms,
+    ///   finite numbers only), or a sid that is not 1–64 letters, digits, `-` or `_`.
     public init(kind: ReportKind, body bytes: some Collection<UInt8>) throws(PreflightError) {
         guard bytes.count <= Self.maximumLength else {
             throw PreflightError(code: .reportRejected, message: "report: \(bytes.count) bytes exceed \(Self.maximumLength)")
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        // RFC 8259 §8.1: a JSON text carries no byte order mark.
+        guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else {
+            throw PreflightError(code: .reportRejected, message: "report: the body starts with a byte order mark")
+        }
+        // RFC 8259 §7: a control character is escaped in a string, and only tab, line feed and
+        // carriage return are whitespace outside one; anything else of U+0000–U+001F is not JSON.
+        if let (offset, byte) = bytes.enumerated().first(where: { $0.element < 0x20 && ![0x09, 0x0A, 0x0D].contains($0.element) }) {
+            throw PreflightError(
+                code: .reportRejected, message: "report: a raw control character (0x\(String(byte, radix: 16))) at byte \(offset)")
+        }
+        guard String(validating: bytes, as: UTF8.self) != nil else {
             throw PreflightError(code: .reportRejected, message: "report: the body is not UTF-8")
         }
-        let data = Data(bytes)
-        let decoder = JSONDecoder()
+        let canonical: Data
         do {
-            // Any JSON object (the summary types read only what they know): decoding checks
-            // the whole document's syntax.
-            _ = try decoder.decode(AnyObjectShape.self, from: data)
+            // Any JSON object (the summary types read only what they know): parsing checks the
+            // whole document's syntax, and the re-encoding is what the store keeps.
+            guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+                throw PreflightError(code: .reportRejected, message: "report: the body is not a JSON object")
+            }
+            canonical = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         } catch {
             throw PreflightError(code: .reportRejected, message: "report: the body is not a JSON object")
         }
+        let decoder = JSONDecoder()
         var summary: ReportSummary
         switch kind {
-        case .preflightTest: summary = (try? decoder.decode(PreflightTestShape.self, from: data))?.summary ?? ReportSummary()
-        case .lastmileProbe: summary = (try? decoder.decode(ProbeShape.self, from: data))?.summary ?? ReportSummary()
-        case .connectivityCheck: summary = (try? decoder.decode(CheckShape.self, from: data))?.summary ?? ReportSummary()
-        case .preCallDiagnosis: summary = (try? decoder.decode(DiagnosisShape.self, from: data))?.summary ?? ReportSummary()
+        case .preflightTest: summary = (try? decoder.decode(PreflightTestShape.self, from: canonical))?.summary ?? ReportSummary()
+        case .lastmileProbe: summary = (try? decoder.decode(ProbeShape.self, from: canonical))?.summary ?? ReportSummary()
+        case .connectivityCheck: summary = (try? decoder.decode(CheckShape.self, from: canonical))?.summary ?? ReportSummary()
+        case .preCallDiagnosis: summary = (try? decoder.decode(DiagnosisShape.self, from: canonical))?.summary ?? ReportSummary()
         }
-        // What the index keeps must fit every store's columns (PostgreSQL's INTEGER): an error code
-        // outside the codes' range is kept in the body only.
-        if let code = summary.errorCode, !(0...999_999).contains(code) { summary.errorCode = nil }
+        if let problem = summary.fieldOutOfRange {
+            throw PreflightError(code: .reportRejected, message: "report: \(problem)")
+        }
+        // What the index keeps must fit every store's columns: text too long for an index column
+        // and an error code outside the codes' range are kept in the body only.
+        summary = summary.indexable
         if let sid = summary.sid, !Self.isValidSid(sid) {
             throw PreflightError(
                 code: .reportRejected,
@@ -53,7 +74,7 @@ public struct ReportUpload: Sendable, Hashable {
         }
         self.kind = kind
         self.summary = summary
-        self.body = text
+        self.body = String(decoding: canonical, as: UTF8.self)
     }
 
     /// Whether `sid` is 1–64 ASCII letters, digits, `-` or `_` (safe in a URL path and in HTML).
@@ -62,20 +83,6 @@ public struct ReportUpload: Sendable, Hashable {
         return (1...maximumSidLength).contains(bytes.count)
             && bytes.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F }
     }
-}
-
-/// Any JSON object, read for its syntax only.
-private struct AnyObjectShape: Decodable {
-    init(from decoder: any Decoder) throws {
-        _ = try decoder.container(keyedBy: AnyKey.self)
-    }
-}
-
-private struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
 }
 
 /// A field read leniently: a value of another type reads as `nil` instead of failing the report.

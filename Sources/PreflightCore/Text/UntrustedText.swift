@@ -43,4 +43,24 @@ public enum UntrustedText {
     public static func quoted(_ text: some StringProtocol, limit: Int = defaultLimit) -> String {
         "\"" + excerpt(text, limit: limit, escapingQuotes: true) + "\""
     }
+
+    /// `text` whole, for a terminal: every control character but the line feed (C0, DEL, C1: ESC,
+    /// BEL, CSI and OSC among them, so no title change, clipboard write or screen clear) and every
+    /// bidirectional-formatting character written as `\u{…}`. What the edge serves is JSON, where a
+    /// raw control character never belongs; this guards a terminal against whatever comes back.
+    public static func forTerminal(_ text: some StringProtocol) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if (value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(value) || (0x2028...0x2029).contains(value)
+                || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+            {
+                out += "\\u{" + String(value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
 }

@@ -131,6 +131,12 @@ public struct AccessTokenVerifier: Sendable {
         guard let identity = claims.grants.identity, !identity.isEmpty else {
             throw PreflightError(code: .invalidAccessTokenGrants, message: "access token: grants carry no identity")
         }
+        // The identity is a key of the edge's tables and a column of every stored report.
+        guard identity.utf8.count <= Self.maximumIdentityLength else {
+            throw PreflightError(
+                code: .invalidAccessTokenGrants,
+                message: "access token: the identity is \(identity.utf8.count) bytes, over \(Self.maximumIdentityLength)")
+        }
         if requireOutgoingGrant {
             guard let application = claims.grants.voice?.outgoing?.applicationSID, !application.isEmpty else {
                 throw PreflightError(
@@ -140,6 +146,9 @@ public struct AccessTokenVerifier: Sendable {
         }
         return claims
     }
+
+    /// The longest identity a token may carry, UTF-8 bytes (Twilio allows 121 characters).
+    public static let maximumIdentityLength = 256
 
     /// The latest time claim accepted, seconds since the epoch: 9999-12-31T23:59:59Z.
     public static let latestTime: Double = 253_402_300_799

@@ -35,9 +35,16 @@ public struct EdgeConfiguration: Sendable {
     /// Where reports and call Insights events are stored (`--database`); SQLite in memory by
     /// default (lost when the edge stops).
     public var store: StoreLocation = .sqliteInMemory
-    /// How long reports and call events are kept (`--retention-days`); `nil` (kept until deleted
-    /// by hand) by default. The edge sweeps once at start and then every hour.
-    public var reportRetention: Duration? = nil
+    /// How long reports and call events are kept (`--retention-days`); 30 days by default, so an
+    /// edge whose operator set nothing still keeps its store bounded (with ``storeQuota``); `nil`
+    /// keeps them until deleted by hand. The edge sweeps once at start and then every hour, and
+    /// only the accounts it serves (``accounts``): edges sharing a database each apply their own
+    /// retention to their own accounts.
+    public var reportRetention: Duration? = .seconds(30 * 86_400)
+    /// What each identity and each account may store per window (reports and call events,
+    /// ``StoreQuota``): 16 MiB and 10,000 rows an identity, 1 GiB and 1,000,000 rows an account,
+    /// per hour by default. Over it an upload gets 429 with 70708 and events are dropped.
+    public var storeQuota = StoreQuota.Limits()
     /// The registry `GET /metrics` renders in the Prometheus text format; the edge then records
     /// its metrics into it. `nil` by default: no `/metrics`, and the edge records into
     /// ``metricsFactory``.
@@ -46,11 +53,10 @@ public struct EdgeConfiguration: Sendable {
     /// process's `MetricsSystem.factory`, a no-op unless the application bootstrapped one) by
     /// default. The edge never bootstraps the metrics system.
     public var metricsFactory: (any MetricsFactory)? = nil
-    /// Report uploads and REST API requests each account may make per second, sustained; 20 by
-    /// default, with bursts of ``apiBurst``. Over it: 429 with 70706.
-    public var apiRate: Double = 20
-    /// The burst of ``apiRate``; 200 by default.
-    public var apiBurst: Double = 200
+    /// How fast the HTTP API's callers may go, each in a bucket of its own (``EdgeRateLimits``):
+    /// an account's API-key requests, an identity's uploads and init requests, an account's
+    /// accepted uploads. Over one: 429 with 70706.
+    public var rateLimits = EdgeRateLimits()
 
     /// The signaling URL the init endpoint (`GET /v1/init`) gives clients, for an edge behind a
     /// load balancer or a TLS terminator; `nil` (default): the advertised address (else the bound

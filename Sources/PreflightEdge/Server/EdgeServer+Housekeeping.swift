@@ -17,11 +17,12 @@ extension EdgeServer {
         }
     }
 
-    /// Deletes what is older than `retention`.
+    /// Deletes what is older than `retention`, of the accounts this edge serves (edges sharing a
+    /// database each sweep their own accounts).
     func sweep(retention: Duration) async {
         let cutoff = ReportStore.now() - Int64(retention.components.seconds) * 1000
         do {
-            let deleted = try await store.deleteReports(receivedBefore: cutoff)
+            let deleted = try await store.deleteReports(receivedBefore: cutoff, accounts: configuration.accounts.values)
             if deleted > 0 { logger.info("retention sweep", metadata: ["deleted": "\(deleted)"]) }
         } catch {
             logger.warning("retention sweep failed", metadata: ["error": "\(error.message)"])

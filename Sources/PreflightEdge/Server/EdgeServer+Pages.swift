@@ -25,35 +25,30 @@ extension EdgeServer {
     }
 
     /// `GET /reports/{sid}`: one report's page, for an API key of its account.
-    func reportPage(_ request: Request, sid: String) async -> Response {
-        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
-        guard allowAPI(account: account) else { return Self.rateLimited() }
-        do {
-            guard ReportUpload.isValidSid(sid), let report = try await store.report(account: account, sid: sid) else {
-                return Self.page(GenericReportHTML.render(title: "No such report", fields: [("sid", String(sid.prefix(64)))], json: "{}"), status: .notFound)
-            }
-            if report.kind == .preflightTest, let decoded = try? PreflightReport(jsonData: Data(report.body.utf8)) {
-                return Self.page(ReportHTML.render(decoded))
-            }
-            let summary = report.summary
-            var fields: [(String, String)] = [
-                ("sid", report.sid), ("kind", report.kind.rawValue), ("identity", report.identity), ("stored by", report.edge),
-                ("received", "\(report.receivedAt) ms since the epoch"),
-            ]
-            if let value = summary.mos { fields.append(("MOS", String(value))) }
-            if let value = summary.rtt { fields.append(("RTT (ms)", String(value))) }
-            if let value = summary.isTurnRequired { fields.append(("TURN needed", value ? "yes" : "no")) }
-            if let value = summary.errorCode { fields.append(("error", String(value))) }
-            return Self.page(GenericReportHTML.render(title: "\(report.kind.rawValue) \(report.sid)", fields: fields, json: report.body))
-        } catch {
-            return Self.refusal(.serviceUnavailable, error)
+    func reportPage(_ context: EdgeRequestContext) async throws(PreflightError) -> Response {
+        let account = try Self.account(context)
+        let sid = context.parameters.get("sid") ?? ""
+        guard ReportUpload.isValidSid(sid), let report = try await store.report(account: account, sid: sid) else {
+            return Self.page(GenericReportHTML.render(title: "No such report", fields: [("sid", String(sid.prefix(64)))], json: "{}"), status: .notFound)
         }
+        if report.kind == .preflightTest, let decoded = try? PreflightReport(jsonData: Data(report.body.utf8)) {
+            return Self.page(ReportHTML.render(decoded))
+        }
+        let summary = report.summary
+        var fields: [(String, String)] = [
+            ("sid", report.sid), ("kind", report.kind.rawValue), ("identity", report.identity), ("stored by", report.edge),
+            ("received", "\(report.receivedAt) ms since the epoch"),
+        ]
+        if let value = summary.mos { fields.append(("MOS", String(value))) }
+        if let value = summary.rtt { fields.append(("RTT (ms)", String(value))) }
+        if let value = summary.isTurnRequired { fields.append(("TURN needed", value ? "yes" : "no")) }
+        if let value = summary.errorCode { fields.append(("error", String(value))) }
+        return Self.page(GenericReportHTML.render(title: "\(report.kind.rawValue) \(report.sid)", fields: fields, json: report.body))
     }
 
     /// `GET /dashboard`: recent reports and aggregates of the key's account, filtered by the query.
-    func dashboardPage(_ request: Request) async -> Response {
-        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
-        guard allowAPI(account: account) else { return Self.rateLimited() }
+    func dashboardPage(_ request: Request, context: EdgeRequestContext) async throws(PreflightError) -> Response {
+        let account = try Self.account(context)
         let query = request.uri.queryParameters
         var shown: [String: String] = [:]
         for name in DashboardHTML.filterNames {
@@ -69,16 +64,12 @@ extension EdgeServer {
         } catch {
             refusal = error.message
         }
-        do {
-            let page = refusal == nil ? try await store.reports(account: account, filter: filter, pageSize: 100) : ReportPage(reports: [], nextPageToken: nil)
-            let aggregates = refusal == nil ? try await store.aggregates(account: account, filter: filter) : []
-            return Self.page(
-                DashboardHTML.render(
-                    edgeName: configuration.edgeName, rows: page.reports.map(ReportListItem.init), aggregates: aggregates, filters: shown,
-                    error: refusal),
-                status: refusal == nil ? .ok : .badRequest)
-        } catch {
-            return Self.refusal(.serviceUnavailable, error)
-        }
+        let page = refusal == nil ? try await store.reports(account: account, filter: filter, pageSize: 100) : ReportPage(reports: [], nextPageToken: nil)
+        let aggregates = refusal == nil ? try await store.aggregates(account: account, filter: filter) : []
+        return Self.page(
+            DashboardHTML.render(
+                edgeName: configuration.edgeName, rows: page.reports.map(ReportListItem.init), aggregates: aggregates, filters: shown,
+                error: refusal),
+            status: refusal == nil ? .ok : .badRequest)
     }
 }

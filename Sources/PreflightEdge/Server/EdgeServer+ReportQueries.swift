@@ -7,85 +7,74 @@ import Prometheus
 
 extension EdgeServer {
     /// `GET /v1/reports`: a page of the account's reports, newest first, filtered (docs/openapi.yaml).
-    func listResponse(_ request: Request) async -> Response {
-        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
-        guard allowAPI(account: account) else { return Self.rateLimited() }
+    func listResponse(_ request: Request, context: EdgeRequestContext) async throws(PreflightError) -> Response {
+        let account = try Self.account(context)
         let query = request.uri.queryParameters
-        do throws(PreflightError) {
-            let filter = try Self.filter(query)
-            let pageSize = try Self.integer(query, "pageSize", 1...ReportStore.maximumPageSize) ?? 50
-            let token = query["pageToken"].map(String.init)
-            let page = try await metrics.timeStore("list") { () async throws(PreflightError) in
-                try await store.reports(account: account, filter: filter, pageSize: pageSize, pageToken: token)
-            }
-            return Self.encoded(ReportListBody(reports: page.reports.map(ReportListItem.init), nextPageToken: page.nextPageToken))
-        } catch {
-            return Self.refusal(error.code == .invalidQuery ? .badRequest : .serviceUnavailable, error)
+        let filter = try Self.filter(query)
+        let pageSize = try Self.integer(query, "pageSize", 1...ReportStore.maximumPageSize) ?? 50
+        let token = query["pageToken"].map(String.init)
+        let page = try await metrics.timeStore("list") { () async throws(PreflightError) in
+            try await store.reports(account: account, filter: filter, pageSize: pageSize, pageToken: token)
         }
+        return try Self.encoded(ReportListBody(reports: page.reports.map(ReportListItem.init), nextPageToken: page.nextPageToken))
     }
 
     /// `GET /v1/reports/{sid}`: one report with its JSON.
-    func reportResponse(_ request: Request, sid: String) async -> Response {
-        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
-        guard allowAPI(account: account) else { return Self.rateLimited() }
-        do {
-            guard ReportUpload.isValidSid(sid),
-                let report = try await metrics.timeStore("get", { () async throws(PreflightError) in
-                    try await store.report(account: account, sid: sid)
-                })
-            else {
-                return Self.refusal(.notFound, PreflightError(code: .reportNotFound, message: "no report \(UntrustedText.quoted(sid))"))
-            }
-            return Self.json(Self.detailJSON(report))
-        } catch {
-            return Self.refusal(.serviceUnavailable, error)
+    func reportResponse(_ context: EdgeRequestContext) async throws(PreflightError) -> Response {
+        let account = try Self.account(context)
+        let sid = context.parameters.get("sid") ?? ""
+        guard ReportUpload.isValidSid(sid),
+            let report = try await metrics.timeStore("get", { () async throws(PreflightError) in
+                try await store.report(account: account, sid: sid)
+            })
+        else {
+            throw PreflightError(code: .reportNotFound, message: "no report \(UntrustedText.quoted(sid))")
         }
+        return Self.json(Self.detailJSON(report))
     }
 
     /// `GET /v1/aggregates`: per edge and UTC day.
-    func aggregatesResponse(_ request: Request) async -> Response {
-        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
-        guard allowAPI(account: account) else { return Self.rateLimited() }
-        do throws(PreflightError) {
-            let filter = try Self.filter(request.uri.queryParameters)
-            let rows = try await metrics.timeStore("aggregate") { () async throws(PreflightError) in
-                try await store.aggregates(account: account, filter: filter)
-            }
-            struct Body: Encodable { var aggregates: [ReportAggregate] }
-            return Self.encoded(Body(aggregates: rows))
-        } catch {
-            return Self.refusal(error.code == .invalidQuery ? .badRequest : .serviceUnavailable, error)
+    func aggregatesResponse(_ request: Request, context: EdgeRequestContext) async throws(PreflightError) -> Response {
+        let account = try Self.account(context)
+        let filter = try Self.filter(request.uri.queryParameters)
+        let rows = try await metrics.timeStore("aggregate") { () async throws(PreflightError) in
+            try await store.aggregates(account: account, filter: filter)
         }
+        struct Body: Encodable { var aggregates: [ReportAggregate] }
+        return try Self.encoded(Body(aggregates: rows))
     }
 
     /// `GET /v1/calls/{sid}/events`: a call's Insights events from the store (any edge's).
-    func callEventsResponse(_ request: Request, callSid: String) async -> Response {
-        guard let account = apiAccount(request.headers[.authorization]) else { return Self.basicChallenge() }
-        guard allowAPI(account: account) else { return Self.rateLimited() }
-        do {
-            let stored = try await metrics.timeStore("events") { () async throws(PreflightError) in
-                try await store.events(account: account, callSid: callSid)
-            }
-            let dropped = callEvents.dropped(callSid: callSid, account: account)
-            guard !stored.isEmpty || dropped != nil else {
-                return Self.refusal(.notFound, PreflightError(code: .reportNotFound, message: "no call \(UntrustedText.quoted(callSid))"))
-            }
-            return Self.json(Self.eventsJSON(callSid: callSid, entries: stored, dropped: dropped ?? 0))
-        } catch {
-            return Self.refusal(.serviceUnavailable, error)
+    func callEventsResponse(_ context: EdgeRequestContext) async throws(PreflightError) -> Response {
+        let account = try Self.account(context)
+        let callSid = context.parameters.get("sid") ?? ""
+        let stored = try await metrics.timeStore("events") { () async throws(PreflightError) in
+            try await store.events(account: account, callSid: callSid)
         }
+        let dropped = callEvents.dropped(callSid: callSid, account: account)
+        guard !stored.isEmpty || dropped != nil else {
+            throw PreflightError(code: .reportNotFound, message: "no call \(UntrustedText.quoted(callSid))")
+        }
+        return Self.json(Self.eventsJSON(callSid: callSid, entries: stored, dropped: dropped ?? 0))
     }
 
-    /// `GET /metrics`: the Prometheus registry, for an API key.
-    func metricsResponse(_ request: Request) -> Response {
-        guard apiAccount(request.headers[.authorization]) != nil else { return Self.basicChallenge() }
+    /// `GET /metrics`: the Prometheus registry.
+    func metricsResponse() throws(PreflightError) -> Response {
         guard let registry = configuration.prometheusRegistry else {
-            return Self.refusal(.notFound, PreflightError(code: .reportNotFound, message: "this edge exports no Prometheus metrics"))
+            throw PreflightError(code: .reportNotFound, message: "this edge exports no Prometheus metrics")
         }
         syncMetrics()
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
+
+    /// The account an API key authenticated (``APIKeyAuthentication`` ran before the route).
+    static func account(_ context: EdgeRequestContext) throws(PreflightError) -> String {
+        guard let account = context.account else {
+            throw PreflightError(code: .invalidAccessToken, message: "send an API key sid and secret by HTTP Basic auth")
+        }
+        return account
     }
 
     /// A report's fields and, under `report`, its JSON as uploaded (valid JSON: checked at upload).

@@ -6,49 +6,43 @@ import Synchronization
 
 extension EdgeServer {
     /// `POST /v1/reports?kind=…` with `Authorization: Bearer <access token>`: stores the report
-    /// in the body for the token's account and identity (docs/protocol.md).
-    func uploadResponse(_ request: Request) async -> Response {
-        var request = request
-        let claims: AccessTokenClaims
-        switch await bearerClaims(request.headers[.authorization], for: "report") {
-        case .success(let verified): claims = verified
-        case .failure(let error): return Self.refusal(.unauthorized, error)
+    /// in the body for the token's account and identity (docs/protocol.md). What it spends, in
+    /// order, so that a refusal costs only the caller: an unknown `kind` is refused before
+    /// anything is spent; an upload that reaches its body spends its identity's upload bucket,
+    /// accepted or not; one that validates spends its account's upload bucket and its owner's
+    /// store quota. Nothing here touches the account's API bucket, which is its API keys' alone.
+    func uploadResponse(_ request: Request, context: EdgeRequestContext) async throws(PreflightError) -> Response {
+        guard let owner = context.owner else {
+            throw PreflightError(code: .invalidAccessToken, message: "report: send the access token as Authorization: Bearer <token>")
         }
-        guard allowAPI(account: claims.sub) else { return Self.rateLimited() }
         guard let kindText = request.uri.queryParameters["kind"], let kind = ReportKind(rawValue: String(kindText)) else {
-            return Self.refusal(.badRequest, PreflightError(
+            throw PreflightError(
                 code: .reportRejected,
-                message: "report: kind must be one of \(ReportKind.allCases.map(\.rawValue).joined(separator: ", "))"))
+                message: "report: kind must be one of \(ReportKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        try rateLimiter.spend(.identityUpload, key: RequestRateLimiter.key(owner))
+        var request = request
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: ReportUpload.maximumLength)
         } catch {
-            return Self.refusal(.contentTooLarge, PreflightError(
-                code: .reportRejected, message: "report: the body exceeds \(ReportUpload.maximumLength) bytes or was cut off"))
+            throw PreflightError(
+                code: .reportRejected, message: "report: the body exceeds \(ReportUpload.maximumLength) bytes or was cut off",
+                underlying: EdgeAPIError.BodyTooLarge())
         }
-        let upload: ReportUpload
-        do {
-            upload = try ReportUpload(kind: kind, body: body.readableBytesView)
-        } catch {
-            return Self.refusal(.badRequest, error)
-        }
+        let upload = try ReportUpload(kind: kind, body: body.readableBytesView)
+        try rateLimiter.spend(.accountUpload, key: owner.account)
         // A call sid is the report's own only when this edge routed that call for this identity:
         // no one can take (and so block) another identity's sid.
-        let identity = claims.grants.identity ?? ""
         var summary = upload.summary
-        if let sid = summary.sid, !callEvents.isParty(callSid: sid, account: claims.sub, identity: identity) {
+        if let sid = summary.sid, !callEvents.isParty(callSid: sid, account: owner.account, identity: owner.identity) {
             summary.sid = nil
         }
         let report = StoredReport(
-            sid: summary.sid ?? Self.makeReportSid(), kind: kind, account: claims.sub,
-            identity: identity, edge: configuration.edgeName, receivedAt: ReportStore.now(),
+            sid: summary.sid ?? Self.makeReportSid(), kind: kind, account: owner.account,
+            identity: owner.identity, edge: configuration.edgeName, receivedAt: ReportStore.now(),
             summary: summary, body: upload.body)
-        do {
-            try await metrics.timeStore("insert") { () async throws(PreflightError) in try await store.insert(report) }
-        } catch {
-            return Self.refusal(error.code == .reportConflict ? .conflict : .serviceUnavailable, error)
-        }
+        try await metrics.timeStore("insert") { () async throws(PreflightError) in try await store.insert(report) }
         metrics.record(report)
         struct Receipt: Encodable {
             var sid: String
@@ -56,22 +50,7 @@ extension EdgeServer {
             var edge: String
             var receivedAt: Int64
         }
-        return Self.encoded(Receipt(sid: report.sid, kind: kind.rawValue, edge: report.edge, receivedAt: report.receivedAt), status: .created)
-    }
-
-    /// The account of an API key given by HTTP Basic auth, or `nil`.
-    func apiAccount(_ authorization: String?) -> String? {
-        guard StatusAuthorization.isAuthorized(authorization, apiKeys: configuration.apiKeys),
-            let (sid, _) = StatusAuthorization.credentials(authorization)
-        else { return nil }
-        return configuration.accounts[sid]
-    }
-
-    /// Takes one of the account's API tokens.
-    func allowAPI(account: String) -> Bool {
-        let now = apiEpoch.duration(to: apiClock.now)
-        let seconds = Double(now.components.seconds) + Double(now.components.attoseconds) / 1e18
-        return apiLimiter.withLock { $0.allow(account, at: seconds) }
+        return try Self.encoded(Receipt(sid: report.sid, kind: kind.rawValue, edge: report.edge, receivedAt: report.receivedAt), status: .created)
     }
 
     /// `RP` and 32 random hex digits.
@@ -80,24 +59,13 @@ extension EdgeServer {
         return "RP" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 
-    static func rateLimited() -> Response {
-        refusal(.tooManyRequests, PreflightError(code: .reportRateLimited, message: "too many requests for this account; slow down"))
-    }
-
-    /// 401 with the Basic challenge.
-    static func basicChallenge() -> Response {
-        Response(
-            status: .unauthorized,
-            headers: [.wwwAuthenticate: StatusAuthorization.challenge, .contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: #"{"code":20101,"message":"send an API key sid and secret by HTTP Basic auth"}"#)))
-    }
-
     /// `value` as sorted-key JSON.
-    static func encoded(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+    /// - Throws: 70002 when it cannot be encoded (a non-finite number), answered with 500.
+    static func encoded(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws(PreflightError) -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else {
-            return refusal(.internalServerError, PreflightError(code: .malformed, message: "the answer could not be encoded"))
+            throw PreflightError(code: .malformed, message: "the answer could not be encoded")
         }
         return Response(
             status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],

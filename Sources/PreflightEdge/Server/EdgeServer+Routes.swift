@@ -5,52 +5,40 @@ import PreflightCore
 import Synchronization
 
 extension EdgeServer {
-    /// `GET /healthz` (public: up or not, nothing more), `GET /status` (the counters, for an
-    /// API key by HTTP Basic auth), `GET /v1/init` (where to connect, for an access token),
-    /// `POST /v1/reports` (a client's report, for an access token), and for an API key the REST
-    /// API (docs/openapi.yaml): `GET /v1/reports`, `/v1/reports/{sid}`, `/v1/aggregates`,
-    /// `/v1/calls/{sid}/events`, the pages `/reports/{sid}` and `/dashboard`, and `GET /metrics`.
-    func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
+    /// The HTTP API (docs/openapi.yaml), in three groups, each behind its own middleware:
+    /// - public: `GET /healthz` (up or not, nothing more);
+    /// - an access token (``AccessTokenAuthentication``): `GET /v1/init` (where to connect; the
+    ///   identity's init bucket) and `POST /v1/reports` (a client's report; the identity's and the
+    ///   account's upload buckets, spent by the route once the request is worth it);
+    /// - an API key (``APIKeyAuthentication``, the account's API bucket): `GET /status`,
+    ///   `/metrics`, the REST API (`/v1/reports`, `/v1/reports/{sid}`, `/v1/aggregates`,
+    ///   `/v1/calls/{sid}/events`) and the pages `/reports/{sid}` and `/dashboard`.
+    ///
+    /// A route throws a ``PreflightError``; ``EdgeErrorMiddleware`` answers it with the status its
+    /// code maps to (``EdgeAPIError/status(for:)``).
+    func makeRouter() -> Router<EdgeRequestContext> {
+        let router = Router(context: EdgeRequestContext.self)
+        router.add(middleware: EdgeErrorMiddleware())
         router.get("healthz") { _, _ -> Response in
             Self.json(#"{"status":"ok"}"#)
         }
-        router.get("status") { [self] request, _ -> Response in
-            guard StatusAuthorization.isAuthorized(request.headers[.authorization], apiKeys: configuration.apiKeys) else {
-                return Response(
-                    status: .unauthorized,
-                    headers: [.wwwAuthenticate: StatusAuthorization.challenge, .contentType: "application/json"],
-                    body: .init(byteBuffer: ByteBuffer(string: #"{"status":"unauthorized"}"#)))
-            }
-            return Self.json(statusJSON())
-        }
-        router.get("v1/init") { [self] request, _ -> Response in
-            await initResponse(authorization: request.headers[.authorization])
-        }
-        router.get("v1/calls/:sid/events") { [self] request, context -> Response in
-            await callEventsResponse(request, callSid: context.parameters.get("sid") ?? "")
-        }
-        router.post("v1/reports") { [self] request, _ -> Response in
-            await uploadResponse(request)
-        }
-        router.get("v1/reports") { [self] request, _ -> Response in
-            await listResponse(request)
-        }
-        router.get("v1/reports/:sid") { [self] request, context -> Response in
-            await reportResponse(request, sid: context.parameters.get("sid") ?? "")
-        }
-        router.get("v1/aggregates") { [self] request, _ -> Response in
-            await aggregatesResponse(request)
-        }
-        router.get("reports/:sid") { [self] request, context -> Response in
-            await reportPage(request, sid: context.parameters.get("sid") ?? "")
-        }
-        router.get("dashboard") { [self] request, _ -> Response in
-            await dashboardPage(request)
-        }
-        router.get("metrics") { [self] request, _ -> Response in
-            metricsResponse(request)
-        }
+
+        let clients = router.group().add(middleware: AccessTokenAuthentication(verifier: verifier))
+        clients.group().add(middleware: RateLimitMiddleware(limiter: rateLimiter, kind: .identityInit))
+            .get("v1/init") { [self] _, context -> Response in try initResponse(context) }
+        clients.post("v1/reports") { [self] request, context -> Response in try await uploadResponse(request, context: context) }
+
+        let administration = router.group()
+            .add(middleware: APIKeyAuthentication(apiKeys: configuration.apiKeys, accounts: configuration.accounts))
+            .add(middleware: RateLimitMiddleware(limiter: rateLimiter, kind: .apiRequest))
+        administration.get("status") { [self] _, _ -> Response in Self.json(statusJSON()) }
+        administration.get("metrics") { [self] _, _ -> Response in try metricsResponse() }
+        administration.get("v1/reports") { [self] request, context -> Response in try await listResponse(request, context: context) }
+        administration.get("v1/reports/:sid") { [self] _, context -> Response in try await reportResponse(context) }
+        administration.get("v1/aggregates") { [self] request, context -> Response in try await aggregatesResponse(request, context: context) }
+        administration.get("v1/calls/:sid/events") { [self] _, context -> Response in try await callEventsResponse(context) }
+        administration.get("reports/:sid") { [self] _, context -> Response in try await reportPage(context) }
+        administration.get("dashboard") { [self] request, context -> Response in try await dashboardPage(request, context: context) }
         return router
     }
 
@@ -86,6 +74,7 @@ extension EdgeServer {
     func statusJSON() -> String {
         let counters = media.counters
         let http = httpLimiter.counters
+        let events = storeWriter.droppedEvents
         return """
             {"status":"ok","edge":"\(Self.escaped(configuration.edgeName))","sessions":\(sessionCount),\
             "mediaSessions":\(media.sessionCount),"packetsEchoed":\(counters.packetsEchoed),\
@@ -95,7 +84,9 @@ extension EdgeServer {
             "droppedWrongPayloadType":\(counters.droppedWrongPayloadType),"droppedOverProbeRate":\(counters.droppedOverProbeRate),\
             "probePacketsSent":\(counters.probePacketsSent),"probePacketsWithheld":\(counters.probePacketsWithheld),\
             "consentRequestsSent":\(counters.consentRequestsSent),"consentRequestsWithheld":\(counters.consentRequestsWithheld),\
-            "consentAnswers":\(counters.consentAnswers),"httpConnections":\(http.open),\
+            "consentAnswers":\(counters.consentAnswers),"eventsDroppedQueueFull":\(events.dropped),\
+            "eventsDroppedOverQuota":\(events.overQuota),"eventsFailed":\(events.failed),\
+            "storedBytes":\(store.storedBytes),"rowsEvicted":\(store.rowsEvicted),"httpConnections":\(http.open),\
             "httpRefused":\(http.refused),"httpHeaderTimeouts":\(http.headerTimeouts),"httpIdleTimeouts":\(http.idleTimeouts)}
             """
     }

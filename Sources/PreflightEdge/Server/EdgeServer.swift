@@ -61,10 +61,11 @@ public final class EdgeServer: Sendable {
     let storeWriter = StoreWriter()
     /// The edge's metrics.
     let metrics: EdgeMetrics
-    /// Report uploads and API requests per account.
-    let apiLimiter: Mutex<SourceRateLimiter<String>>
-    let apiClock = ContinuousClock()
-    let apiEpoch = ContinuousClock.now
+    /// The HTTP API's request rates (``EdgeConfiguration/rateLimits``).
+    let rateLimiter: RequestRateLimiter
+
+    /// The longest edge name (``EdgeConfiguration/edgeName``, a column of every stored row), bytes.
+    public static let maximumEdgeNameLength = 64
 
     /// Signaling sessions admitted now (a valid `hello` and not ended).
     public var sessionCount: Int { admissions.withLock { $0.total } }
@@ -104,7 +105,7 @@ public final class EdgeServer: Sendable {
         if let retention = configuration.reportRetention, !(.seconds(1)...Duration.seconds(100 * 366 * 86_400)).contains(retention) {
             throw PreflightError(code: .invalidArgument, message: "edge: the report retention must be 1 s to 100 years, got \(retention)")
         }
-        store = ReportStore(location: configuration.store, logger: logger)
+        store = ReportStore(location: configuration.store, logger: logger, quota: configuration.storeQuota)
         if let registry = configuration.prometheusRegistry {
             var factory = PrometheusMetricsFactory(registry: registry)
             factory.valueHistogramBuckets = EdgeMetrics.buckets
@@ -112,7 +113,12 @@ public final class EdgeServer: Sendable {
         } else {
             metrics = EdgeMetrics(factory: configuration.metricsFactory ?? MetricsSystem.factory)
         }
-        apiLimiter = Mutex(SourceRateLimiter(rate: configuration.apiRate, burst: configuration.apiBurst, capacity: 10_000))
+        rateLimiter = RequestRateLimiter(configuration.rateLimits)
+        guard configuration.edgeName.utf8.count <= Self.maximumEdgeNameLength else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "edge: the edge name is \(configuration.edgeName.utf8.count) bytes, over \(Self.maximumEdgeNameLength)")
+        }
         verifier = try await AccessTokenVerifier(
             configuration: .init(apiKeys: configuration.apiKeys, accounts: configuration.accounts))
     }

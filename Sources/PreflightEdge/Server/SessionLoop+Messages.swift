@@ -220,7 +220,11 @@ extension SessionLoop {
         }
         edge.storeWriter.enqueue(.init(
             callSid: insights.callSid, account: claims.sub,
-            events: kept.map { StoredCallEvent(party: $0.party, event: $0.event, receivedAt: $0.receivedAt, edge: edge.configuration.edgeName) }))
+            events: kept.map {
+                StoredCallEvent(
+                    party: $0.party, event: $0.event, receivedAt: $0.receivedAt, edge: edge.configuration.edgeName,
+                    identity: claims.grants.identity ?? "")
+            }))
         return .proceed
     }
 

@@ -66,7 +66,7 @@ final class SessionResumptions: Sendable {
         redirect: (SessionInbox) -> Void
     ) -> Bool {
         let claimed = parked.withLock { parked -> Parked? in
-            guard let entry = parked[sessionId], StatusAuthorization.constantTimeEquals(entry.token, Array(token.utf8)) else {
+            guard let entry = parked[sessionId], APIKeyAuthorization.constantTimeEquals(entry.token, Array(token.utf8)) else {
                 return nil
             }
             parked.removeValue(forKey: sessionId)

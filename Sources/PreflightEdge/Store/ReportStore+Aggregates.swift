@@ -5,6 +5,13 @@ import SQLKit
 extension ReportStore {
     /// The most edge-and-day groups one aggregate query answers; more is refused (70707).
     public static let maximumAggregateGroups = 1000
+    /// The MOS values the quantiles count: measurements (``ReportSummary/measuredMOSRange``). A
+    /// report that measured none (MOS 0), or a row from before uploads were range-checked (or
+    /// written by another program) with a value outside the range, is counted in its group but
+    /// not in its MOS figures, so that no stored value can make a figure infinite or the answer
+    /// unencodable.
+    static let lowestMOS = ReportSummary.measuredMOSRange.lowerBound
+    static let highestMOS = ReportSummary.measuredMOSRange.upperBound
 
     /// `account`'s reports matching `filter`, added up per edge and UTC day, in edge then day
     /// order. Counts, the TURN share and the failures are summed in SQL (`GROUP BY`); each
@@ -18,7 +25,8 @@ extension ReportStore {
         let limit = Self.maximumAggregateGroups
         let groups = try await withDatabase { database in
             try await database.raw("""
-                SELECT edge, received_at / 86400000 AS day_index, COUNT(*) AS reports, COUNT(mos) AS scored,
+                SELECT edge, received_at / 86400000 AS day_index, COUNT(*) AS reports,
+                    SUM(CASE WHEN mos >= \(literal: Self.lowestMOS) AND mos <= \(literal: Self.highestMOS) THEN 1 ELSE 0 END) AS scored,
                     COUNT(is_turn_required) AS turn_known, SUM(CASE WHEN is_turn_required = 1 THEN 1 ELSE 0 END) AS turn_needed
                 FROM preflight_reports WHERE \(whereClause)
                 GROUP BY edge, received_at / 86400000 ORDER BY edge, day_index LIMIT \(literal: limit + 1)
@@ -47,7 +55,8 @@ extension ReportStore {
                 let n = group.scored
                 let lower = try await mos(at: (n - 1) / 2, in: key, conditions: conditions)
                 let upper = n % 2 == 1 ? lower : try await mos(at: n / 2, in: key, conditions: conditions)
-                median = lower.flatMap { low in upper.map { (low + $0) / 2 } }
+                // Halves added, never the sum halved: no two finite values overflow.
+                median = lower.flatMap { low in upper.map { low / 2 + $0 / 2 } }
                 tenth = try await mos(at: max(Int((0.1 * Double(n)).rounded(.up)), 1) - 1, in: key, conditions: conditions)
             }
             aggregates.append(ReportAggregate(
@@ -62,7 +71,8 @@ extension ReportStore {
     private func mos(at offset: Int, in key: GroupKey, conditions: [SQLQueryString]) async throws(PreflightError) -> Double? {
         let terms = conditions + [
             "edge = \(bind: key.edge)", "received_at >= \(bind: key.dayIndex * 86_400_000)",
-            "received_at < \(bind: (key.dayIndex + 1) * 86_400_000)", "mos IS NOT NULL",
+            "received_at < \(bind: (key.dayIndex + 1) * 86_400_000)", "mos >= \(literal: Self.lowestMOS)",
+            "mos <= \(literal: Self.highestMOS)",
         ]
         let whereClause = terms.joined(separator: " AND ")
         return try await withDatabase { database in

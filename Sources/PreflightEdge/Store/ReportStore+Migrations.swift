@@ -27,7 +27,14 @@ extension ReportStore {
             """,
             "CREATE INDEX IF NOT EXISTS preflight_call_events_call ON preflight_call_events (account, call_sid, received_at, seq)",
             "CREATE INDEX IF NOT EXISTS preflight_call_events_retention ON preflight_call_events (received_at)",
-        ]
+        ],
+        [
+            // Every row has an owner (the identity whose token stored it): eviction and the
+            // retention sweep go by owner, oldest first, an index range at a time.
+            "ALTER TABLE preflight_call_events ADD COLUMN identity TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX IF NOT EXISTS preflight_reports_owner ON preflight_reports (account, identity, received_at)",
+            "CREATE INDEX IF NOT EXISTS preflight_call_events_owner ON preflight_call_events (account, identity, received_at)",
+        ],
     ]
 
     /// The schema version this code writes.

@@ -6,11 +6,20 @@ extension ReportStore {
     /// The most reports a page holds.
     public static let maximumPageSize = 200
 
-    /// Stores a report.
+    /// Stores a report, within its owner's quota (``StoreQuota``): the index columns it copies
+    /// from the report are capped (``ReportSummary/maximumIndexedTextLength``: a longer one is
+    /// kept in the body only), and every column counts toward its size (``storedBytes(_:)``).
     /// - Throws: ``PreflightError`` `.reportConflict` when the account already has one with its
-    ///   sid, `.storeUnavailable` when the store fails.
+    ///   sid, `.storeQuotaExceeded` when its identity or account stored its window's allowance
+    ///   (the error's `underlying` is a ``StoreQuotaRefusal``), `.storeUnavailable` when the store
+    ///   fails.
     public func insert(_ report: StoredReport) async throws(PreflightError) {
-        let inserted = try await withDatabase { database in
+        var report = report
+        report.summary = report.summary.indexable
+        let bytes = Self.storedBytes(report)
+        let owner = StoreLedger.Owner(account: report.account, identity: report.identity)
+        try takeQuota(owner, bytes: bytes, rows: 1)
+        let inserted = try await withDatabase { [report] database in
             let summary = report.summary
             let rows = try await database.raw("""
                 INSERT INTO preflight_reports (account, sid, kind, identity, edge, received_at, requested_edge,
@@ -18,7 +27,7 @@ extension ReportStore {
                 VALUES (\(bind: report.account), \(bind: report.sid), \(bind: report.kind.rawValue), \(bind: report.identity),
                     \(bind: report.edge), \(bind: report.receivedAt), \(bind: summary.edge), \(bind: summary.selectedEdge),
                     \(bind: summary.callQuality), \(bind: summary.isTurnRequired.map { $0 ? 1 : 0 }), \(bind: Self.finite(summary.mos)),
-                    \(bind: Self.finite(summary.rtt)), \(bind: Self.finite(summary.jitter)), \(bind: summary.errorCode), \(bind: report.body), \(bind: Self.storedBytes(report)))
+                    \(bind: Self.finite(summary.rtt)), \(bind: Self.finite(summary.jitter)), \(bind: summary.errorCode), \(bind: report.body), \(bind: bytes))
                 ON CONFLICT (account, sid) DO NOTHING RETURNING sid
                 """).all()
             return !rows.isEmpty
@@ -26,54 +35,25 @@ extension ReportStore {
         guard inserted else {
             throw PreflightError(code: .reportConflict, message: "store: a report \(report.sid) is already stored")
         }
-        try await charge(bytes: Self.storedBytes(report))
+        try await charge(owner, in: .reports, bytes: bytes, rows: 1)
     }
 
-    /// What a report costs an in-memory store: its text and a row's overhead (columns, the
-    /// primary key and index entries).
+    /// What a report costs a store: every text column (the body, the sid, the account, identity
+    /// and edge, the kind, the two edges the report names), the copies of the account, identity
+    /// and sid in the primary key and the indexes, and a row's overhead for the numeric columns,
+    /// the row header and the index entries (``reportRowOverhead``).
     static func storedBytes(_ report: StoredReport) -> Int {
-        report.body.utf8.count + report.sid.utf8.count + report.account.utf8.count + report.identity.utf8.count
-            + report.edge.utf8.count + 512
+        let summary = report.summary
+        let columns = [report.body, report.sid, report.account, report.identity, report.edge, report.kind.rawValue, summary.edge ?? "", summary.selectedEdge ?? ""]
+            .reduce(0) { $0 + $1.utf8.count }
+        // (account, sid), (account, received_at), (account, identity, received_at).
+        let indexCopies = 3 * report.account.utf8.count + report.sid.utf8.count + report.identity.utf8.count
+        return columns + indexCopies + reportRowOverhead
     }
 
-    /// Adds `bytes` to an in-memory store's total and, past ``memoryLimit``, evicts.
-    func charge(bytes: Int) async throws(PreflightError) {
-        guard case .sqliteInMemory = location, memoryBytes.add(bytes, ordering: .relaxed).newValue > memoryLimit else { return }
-        // One eviction at a time; inserts meanwhile only add to the total.
-        guard evicting.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return }
-        defer { evicting.store(false, ordering: .releasing) }
-        try await evictOldest()
-    }
-
-    /// Deletes an in-memory store's oldest reports, then its oldest call events, down to 90 % of
-    /// its limit: one statement each, the rows chosen by a running sum of their sizes.
-    private func evictOldest() async throws(PreflightError) {
-        let target = memoryLimit / 10 * 9
-        let remaining = try await withDatabase { database in
-            func total() async throws -> Int {
-                let reports = try await database.raw("SELECT COALESCE(SUM(stored_bytes), 0) AS total FROM preflight_reports")
-                    .first()?.decode(column: "total", as: Int.self) ?? 0
-                let events = try await database.raw("SELECT COALESCE(SUM(stored_bytes), 0) AS total FROM preflight_call_events")
-                    .first()?.decode(column: "total", as: Int.self) ?? 0
-                return reports + events
-            }
-            let excess = try await total() - target
-            guard excess > 0 else { return excess + target }
-            try await database.raw("""
-                DELETE FROM preflight_reports WHERE rowid IN (SELECT rowid FROM (SELECT rowid, SUM(stored_bytes)
-                    OVER (ORDER BY received_at, rowid) AS running FROM preflight_reports) WHERE running - stored_bytes < \(bind: excess))
-                """).run()
-            let left = try await total() - target
-            if left > 0 {
-                try await database.raw("""
-                    DELETE FROM preflight_call_events WHERE rowid IN (SELECT rowid FROM (SELECT rowid, SUM(stored_bytes)
-                        OVER (ORDER BY received_at, rowid) AS running FROM preflight_call_events) WHERE running - stored_bytes < \(bind: left))
-                    """).run()
-            }
-            return try await total()
-        }
-        memoryBytes.store(remaining, ordering: .relaxed)
-    }
+    /// A report row's bytes besides its text: eight numeric columns, the row's header, the
+    /// entries of its primary key and three indexes.
+    static let reportRowOverhead = 512
 
     /// One report of `account`, with its body; `nil` when there is none.
     public func report(account: String, sid: String) async throws(PreflightError) -> StoredReport? {
@@ -114,18 +94,6 @@ extension ReportStore {
         let reports = rows.prefix(pageSize).map(\.report)
         let next = rows.count > pageSize ? reports.last.map { "\($0.receivedAt).\($0.sid)" } : nil
         return ReportPage(reports: Array(reports), nextPageToken: next)
-    }
-
-    /// Deletes reports and call events received before `cutoff` (ms since the epoch), of every
-    /// account: the retention sweep.
-    /// - Returns: how many reports went.
-    @discardableResult
-    public func deleteReports(receivedBefore cutoff: Int64) async throws(PreflightError) -> Int {
-        try await withDatabase { database in
-            let rows = try await database.raw("DELETE FROM preflight_reports WHERE received_at < \(bind: cutoff) RETURNING sid").all()
-            try await database.raw("DELETE FROM preflight_call_events WHERE received_at < \(bind: cutoff)").run()
-            return rows.count
-        }
     }
 
     static let columns =

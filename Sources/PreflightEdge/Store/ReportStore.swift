@@ -22,11 +22,18 @@ public final class ReportStore: Sendable {
     public let location: StoreLocation
     /// The longest a query may take before it fails with 70701; 10 s by default.
     public let queryTimeout: Duration
-    /// The most report bytes an in-memory store keeps; past it the oldest reports go. 64 MiB by
-    /// default. (A file or PostgreSQL store keeps what ``EdgeConfiguration/reportRetention`` says.)
+    /// The most bytes of reports and call events an in-memory store keeps (each row counted as
+    /// ``storedBytes(_:)`` counts it); past it the heaviest owner's oldest rows go (``evict()``).
+    /// 64 MiB by default. (A file or PostgreSQL store keeps what ``EdgeConfiguration/reportRetention``
+    /// says, within the quotas.)
     public let memoryLimit: Int
-    /// Report bytes an in-memory store holds, about.
-    let memoryBytes = Atomic<Int>(0)
+    /// What each owner holds in an in-memory store.
+    let ledger = Mutex(StoreLedger())
+    /// What each identity and account may still store in the window.
+    let quota: Mutex<StoreQuota>
+    let quotaEpoch = ContinuousClock.now
+    /// Rows an in-memory store evicted so far.
+    let evictedRows = Atomic<Int>(0)
     let logger: Logger
     private let postgres: PostgresClient?
     private let state = Mutex<State>(.opening([:], nextID: 0))
@@ -40,15 +47,25 @@ public final class ReportStore: Sendable {
     }
     /// Queries running now: the connection closes only when they are done.
     let inFlight = Atomic<Int>(0)
+    /// Bytes of reports and call events an in-memory store holds, as counted for ``memoryLimit``.
+    public var storedBytes: Int { ledger.withLock { $0.totalBytes } }
+    /// Rows an in-memory store evicted since it opened.
+    public var rowsEvicted: Int { evictedRows.load(ordering: .relaxed) }
+
     /// Whether an in-memory eviction runs (one at a time).
     let evicting = Atomic<Bool>(false)
 
     /// Creates a store; nothing is opened until ``run()``.
-    public init(location: StoreLocation, logger: Logger, queryTimeout: Duration = .seconds(10), memoryLimit: Int = 64 << 20) {
+    /// - Parameter quota: what each identity and account may store per window (``StoreQuota``).
+    public init(
+        location: StoreLocation, logger: Logger, queryTimeout: Duration = .seconds(10), memoryLimit: Int = 64 << 20,
+        quota: StoreQuota.Limits = StoreQuota.Limits()
+    ) {
         self.location = location
         self.logger = logger
         self.queryTimeout = queryTimeout
         self.memoryLimit = memoryLimit
+        self.quota = Mutex(StoreQuota(limits: quota))
         if case .postgres(let target) = location {
             let tls: PostgresClient.Configuration.TLS =
                 switch target.tls {

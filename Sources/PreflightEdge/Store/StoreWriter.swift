@@ -5,7 +5,8 @@ import Synchronization
 /// Writes call Insights events to the store off the signaling path: a session hands its events
 /// over and goes on, and a slow or unreachable database never holds a call up. The queue is
 /// bounded (``capacity`` batches of at most 100 events, a signaling message's worth: 64 MB at the
-/// very worst); what does not fit is dropped and counted.
+/// very worst); what does not fit is dropped and counted, and so is what the store refuses (a
+/// poster over its quota, ``StoreQuota``) or fails to store.
 final class StoreWriter: Sendable {
     /// One batch of a call's events.
     struct Batch: Sendable {
@@ -14,19 +15,29 @@ final class StoreWriter: Sendable {
         var events: [StoredCallEvent]
     }
 
+    /// Events not stored, by why.
+    struct Counts: Sendable, Hashable {
+        /// The queue was full.
+        var dropped = 0
+        /// The poster's identity or account was over its quota.
+        var overQuota = 0
+        /// The store failed them.
+        var failed = 0
+    }
+
     /// Batches queued at most.
     static let capacity = 1_000
 
     private let stream: AsyncStream<Batch>
     private let continuation: AsyncStream<Batch>.Continuation
-    private let counts = Mutex((dropped: 0, failed: 0))
+    private let counts = Mutex(Counts())
 
     init() {
         (stream, continuation) = AsyncStream.makeStream(of: Batch.self, bufferingPolicy: .bufferingOldest(Self.capacity))
     }
 
-    /// Events not stored: the queue was full, or the store failed them.
-    var droppedEvents: Int { counts.withLock { $0.dropped + $0.failed } }
+    /// Events not stored, by why.
+    var droppedEvents: Counts { counts.withLock { $0 } }
 
     /// Queues a batch.
     func enqueue(_ batch: Batch) {
@@ -39,8 +50,11 @@ final class StoreWriter: Sendable {
     func run(store: ReportStore, logger: Logger) async {
         await withTaskCancellationHandler {
             for await batch in stream {
-                do {
+                do throws(PreflightError) {
                     try await store.appendEvents(batch.events, callSid: batch.callSid, account: batch.account)
+                } catch where error.code == .storeQuotaExceeded {
+                    // A flood's refusals are counted, not logged one by one.
+                    counts.withLock { $0.overQuota += batch.events.count }
                 } catch {
                     counts.withLock { $0.failed += batch.events.count }
                     logger.warning("call events not stored", metadata: ["callSid": "\(batch.callSid)", "error": "\(error)"])

@@ -18,4 +18,7 @@ extension PreflightError.Code {
     public static let reportRateLimited = Self(70706)
     /// 70707: a query parameter of the REST API is out of range or not of its type.
     public static let invalidQuery = Self(70707)
+    /// 70708: the identity or its account stored as much as the edge allows in a window (bytes or
+    /// rows of reports and call events); the upload is refused, events are dropped and counted.
+    public static let storeQuotaExceeded = Self(70708)
 }

@@ -150,18 +150,28 @@ import Testing
         }
     }
 
+    /// The sweep deletes what is older, of the accounts it is given only (edges sharing a database
+    /// each sweep their own), more rows than one step deletes included.
     @Test(arguments: StoreHarness.locations())
-    func retentionDeletesOnlyWhatIsOlder(_ backend: String) async throws {
+    func retentionDeletesOnlyWhatIsOlderOfTheAccountsGiven(_ backend: String) async throws {
         try await StoreHarness.withLocation(backend) { location in
             try await StoreHarness.withStore(location) { store in
-                try await store.insert(StoreHarness.report(sid: "OLD", receivedAt: Self.day))
+                let old = ReportStore.rowsPerStep * 2 + 7
+                for index in 0..<old { try await store.insert(StoreHarness.report(sid: "OLD\(index)", receivedAt: Self.day - Int64(index))) }
                 try await store.insert(StoreHarness.report(sid: "NEW", receivedAt: Self.day + 10))
+                try await store.insert(StoreHarness.report(sid: "OTHER", account: "AC2", receivedAt: Self.day))
                 try await store.appendEvents(
                     [StoredCallEvent(party: "caller", event: InsightsEvent(group: "g", name: "n", timestamp: 1), receivedAt: Self.day, edge: "e")],
                     callSid: "CA1", account: "AC1")
-                #expect(try await store.deleteReports(receivedBefore: Self.day + 5) == 1)
+                try await store.appendEvents(
+                    [StoredCallEvent(party: "caller", event: InsightsEvent(group: "g", name: "n", timestamp: 1), receivedAt: Self.day, edge: "e")],
+                    callSid: "CA1", account: "AC2")
+                #expect(try await store.deleteReports(receivedBefore: Self.day + 5, accounts: ["AC1"]) == old)
                 #expect(try await store.reports(account: "AC1", filter: ReportFilter()).reports.map(\.sid) == ["NEW"])
                 #expect(try await store.events(account: "AC1", callSid: "CA1").isEmpty)
+                // Another account's rows, as old, are not this sweep's.
+                #expect(try await store.reports(account: "AC2", filter: ReportFilter()).reports.map(\.sid) == ["OTHER"])
+                #expect(try await store.events(account: "AC2", callSid: "CA1").count == 1)
             }
         }
     }
@@ -302,7 +312,8 @@ import Testing
             defer { group.cancelAll() }
             for store in stores { try await store.waitUntilReady() }
         }
+        // Each version once: no step ran twice.
         #expect(try await PostgresTestDatabase.psql("SELECT count(*) FROM preflight_schema", database: database.name)
-            .trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "\(ReportStore.schemaVersion)")
     }
 }

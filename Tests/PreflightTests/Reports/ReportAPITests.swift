@@ -156,19 +156,30 @@ import Testing
         }
     }
 
-    @Test func anAccountOverItsRateIs429() async throws {
+    /// Each caller spends its own bucket: an account's API requests over their rate get 429, and
+    /// its users' uploads still go; an identity's uploads over their rate get 429, and neither the
+    /// admin's reads nor another identity's uploads are touched.
+    @Test func eachCallerOverItsOwnRateIs429AndNoOneElse() async throws {
         var configuration = LocalEdge.configuration()
         // One token a hundred seconds: the test never sees one come back.
-        configuration.apiRate = 0.01
-        configuration.apiBurst = 3
+        configuration.rateLimits.apiRequests = .init(perSecond: 0.01, burst: 3)
+        configuration.rateLimits.identityUploads = .init(perSecond: 0.01, burst: 2)
         try await LocalEdge.withRunning(configuration: configuration) { edge in
             var statuses: [UInt] = []
             for _ in 0..<5 { statuses.append(try await ReportAPI.get(edge, "/v1/reports").status) }
             #expect(statuses.prefix(3).allSatisfy { $0 == 200 })
             #expect(statuses.last == 429)
-            let (status, body) = try await Self.upload(edge, #"{"callSid":"CAlimited"}"#)
-            #expect(status == 429)
+            // The admin is over the rate; a user's upload is not the admin's.
+            let (first, _) = try await Self.upload(edge, #"{"callSid":"CAfirst"}"#)
+            #expect(first == 201)
+            let (second, _) = try await Self.upload(edge, #"{"callSid":"CAsecond"}"#)
+            #expect(second == 201)
+            let (third, body) = try await Self.upload(edge, #"{"callSid":"CAthird"}"#)
+            #expect(third == 429)
             #expect(try JSONDecoder().decode(ReportAPI.Refusal.self, from: Data(body.utf8)).code == 70706)
+            // Another identity of the account still uploads.
+            let (other, _) = try await Self.upload(edge, #"{"callSid":"CAother"}"#, identity: "bob")
+            #expect(other == 201)
         }
     }
 }
