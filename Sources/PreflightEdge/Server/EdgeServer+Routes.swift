@@ -93,7 +93,7 @@ extension EdgeServer {
             "droppedRateLimited":\(counters.droppedRateLimited),"droppedOverBudget":\(counters.droppedOverBudget),\
             "droppedOverRecordingBudget":\(counters.droppedOverRecordingBudget),\
             "droppedWrongPayloadType":\(counters.droppedWrongPayloadType),"httpConnections":\(http.open),\
-            "httpRefused":\(http.refused),"httpHeaderTimeouts":\(http.headerTimeouts),"httpIdleTimeouts":\(http.idleTimeouts)}
+            "httpRefused":\(http.refused),"httpPreempted":\(http.preempted),"httpHeaderTimeouts":\(http.headerTimeouts),"httpIdleTimeouts":\(http.idleTimeouts)}
             """
     }
 
