@@ -55,6 +55,7 @@ extension ServeCommand {
             maximumConnections: try NumberSetting.maxConnections.value(option: maxConnections, environment: environment),
             maximumConnectionsPerAddress: try NumberSetting.maxConnectionsPerAddress.value(
                 option: maxConnectionsPerAddress, environment: environment),
+            ipv6PrefixLength: try NumberSetting.ipv6PrefixLength.value(option: ipv6PrefixLength, environment: environment),
             webSocketPingInterval: pingSeconds == 0 ? nil : .seconds(pingSeconds))
         var configuration = EdgeConfiguration(
             host: host ?? environment["PREFLIGHT_HOST"] ?? "127.0.0.1", httpPort: port, mediaPort: mediaPort,

@@ -19,7 +19,7 @@ public struct ServeCommand: AsyncParsableCommand {
             PREFLIGHT_MAX_SESSIONS_PER_ACCOUNT, PREFLIGHT_MAX_SESSIONS_PER_IDENTITY, PREFLIGHT_SIGNALING_TIMEOUT, \
             PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE, PREFLIGHT_ICE_SERVERS, PREFLIGHT_TURN_SECRET, \
             PREFLIGHT_TURN_CREDENTIAL_LIFETIME, PREFLIGHT_TLS_CERT, PREFLIGHT_TLS_KEY, PREFLIGHT_MAX_CONNECTIONS, \
-            PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS, PREFLIGHT_HEADER_TIMEOUT, PREFLIGHT_IDLE_TIMEOUT, \
+            PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS, PREFLIGHT_IPV6_PREFIX_LENGTH, PREFLIGHT_HEADER_TIMEOUT, PREFLIGHT_IDLE_TIMEOUT, \
             PREFLIGHT_DATABASE, PREFLIGHT_RETENTION_DAYS, PREFLIGHT_QUOTA_IDENTITY_MIB, PREFLIGHT_QUOTA_IDENTITY_ROWS, \
             PREFLIGHT_QUOTA_ACCOUNT_MIB, PREFLIGHT_QUOTA_ACCOUNT_ROWS. Secrets \
             belong in a file (--api-secret-file, --turn-secret-file) or the environment: a secret given as \
@@ -68,8 +68,15 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "HTTP/WebSocket connections open at once (default 2048).")
     public var maxConnections: Int?
     /// The cap on HTTP connections per source address.
-    @Option(name: .customLong("max-connections-per-address"), help: "HTTP/WebSocket connections open at once from one IP address (default 64).")
+    @Option(
+        name: .customLong("max-connections-per-address"),
+        help: "HTTP/WebSocket connections open at once from one IPv4 address or IPv6 prefix (default 64).")
     public var maxConnectionsPerAddress: Int?
+    /// The bits of an IPv6 address that name its source for the connection caps.
+    @Option(
+        name: .customLong("ipv6-prefix-length"),
+        help: "Leading bits of a client's IPv6 address that name its source for the connection caps (32-128, default 64: one subnet).")
+    public var ipv6PrefixLength: Int?
     /// The HTTP request head timeout.
     @Option(name: .customLong("header-timeout"), help: "Seconds a connection may take to send its request head (default 10).")
     public var headerTimeout: Int?
@@ -172,6 +179,7 @@ public struct ServeCommand: AsyncParsableCommand {
             (.ringTimeout, ringTimeout), (.maxCallDuration, maxCallDuration), (.mediaThreads, mediaThreads),
             (.turnCredentialLifetime, turnCredentialLifetime),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
+            (.ipv6PrefixLength, ipv6PrefixLength),
             (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout), (.pingInterval, pingInterval),
             (.retentionDays, retentionDays), (.quotaIdentityMiB, quotaIdentityMiB), (.quotaIdentityRows, quotaIdentityRows),
             (.quotaAccountMiB, quotaAccountMiB), (.quotaAccountRows, quotaAccountRows),

@@ -69,6 +69,8 @@ extension NumberSetting {
         option: "--max-connections", variable: "PREFLIGHT_MAX_CONNECTIONS", defaultValue: 2048, range: 1...Int.max)
     static let maxConnectionsPerAddress = NumberSetting(
         option: "--max-connections-per-address", variable: "PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS", defaultValue: 64, range: 1...Int.max)
+    static let ipv6PrefixLength = NumberSetting(
+        option: "--ipv6-prefix-length", variable: "PREFLIGHT_IPV6_PREFIX_LENGTH", defaultValue: 64, range: EdgeHTTPLimits.ipv6PrefixLengths)
     static let headerTimeout = NumberSetting(option: "--header-timeout", variable: "PREFLIGHT_HEADER_TIMEOUT", defaultValue: 10, range: 1...Int.max)
     static let idleTimeout = NumberSetting(option: "--idle-timeout", variable: "PREFLIGHT_IDLE_TIMEOUT", defaultValue: 60, range: 1...Int.max)
     static let pingInterval = NumberSetting(option: "--ping-interval", variable: "PREFLIGHT_PING_INTERVAL", defaultValue: 30, range: 0...3600)

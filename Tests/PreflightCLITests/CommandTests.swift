@@ -158,6 +158,10 @@ import Testing
         ),
         (["serve"], credentials.merging(["PREFLIGHT_MAX_SESSIONS": "0"]) { $1 }, "--max-sessions (PREFLIGHT_MAX_SESSIONS) must be positive, got 0"),
         (
+            ["serve"], credentials.merging(["PREFLIGHT_IPV6_PREFIX_LENGTH": "16"]) { $1 },
+            "--ipv6-prefix-length (PREFLIGHT_IPV6_PREFIX_LENGTH) must be 32 to 128, got 16"
+        ),
+        (
             ["serve"], credentials.merging(["PREFLIGHT_APPLICATIONS": "AP1=jukebox"]) { $1 },
             "--application must be SID=echo, SID=record-playback, SID=dial or SID=dial:answer-on-bridge, got \"AP1=jukebox\""
         ),

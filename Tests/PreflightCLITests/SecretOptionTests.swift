@@ -134,6 +134,12 @@ import Testing
         let none = try Self.serve(["--api-key", "SK1", "--api-secret", Self.secret]).edgeConfiguration(environment: ["PREFLIGHT_PING_INTERVAL": "0"])
         #expect(none.httpLimits.webSocketPingInterval == nil)
         #expect(defaults.tls == nil)
+        #expect(defaults.httpLimits.ipv6PrefixLength == 64)
+        let site = try Self.serve(["--api-key", "SK1", "--api-secret", Self.secret, "--ipv6-prefix-length", "48"])
+        #expect(try site.edgeConfiguration(environment: ["PREFLIGHT_IPV6_PREFIX_LENGTH": "56"]).httpLimits.ipv6PrefixLength == 48)
+        let fromEnvironment = try Self.serve(["--api-key", "SK1", "--api-secret", Self.secret])
+            .edgeConfiguration(environment: ["PREFLIGHT_IPV6_PREFIX_LENGTH": "128"])
+        #expect(fromEnvironment.httpLimits.ipv6PrefixLength == 128)
     }
 
     @Test func tokenReadsTheSecretFromAFileOrTheEnvironment() async throws {

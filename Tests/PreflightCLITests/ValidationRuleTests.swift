@@ -70,6 +70,8 @@ import Testing
         ),
         (["serve", "--signaling-timeout", "3601"], "--signaling-timeout (PREFLIGHT_SIGNALING_TIMEOUT) must be 1 to 3600, got 3601"),
         (["serve", "--header-timeout", "0"], "--header-timeout (PREFLIGHT_HEADER_TIMEOUT) must be positive, got 0"),
+        (["serve", "--ipv6-prefix-length", "31"], "--ipv6-prefix-length (PREFLIGHT_IPV6_PREFIX_LENGTH) must be 32 to 128, got 31"),
+        (["serve", "--ipv6-prefix-length", "129"], "--ipv6-prefix-length (PREFLIGHT_IPV6_PREFIX_LENGTH) must be 32 to 128, got 129"),
         (
             ["serve", "--turn-credential-lifetime", "0"],
             "--turn-credential-lifetime (PREFLIGHT_TURN_CREDENTIAL_LIFETIME) must be positive, got 0"

@@ -134,9 +134,23 @@ import Testing
             }
             let status = try await RawHTTP.get(port: port, path: "/status", headers: [Self.basic(LocalEdge.apiKeySID, secret)])
             #expect(status.text.hasPrefix("HTTP/1.1 200"), "\(status.text)")
-            for field in [#""edge":"local""#, #""sessions":0"#, #""mediaSessions":0"#, #""packetsEchoed":"#, #""droppedRateLimited":"#, #""httpConnections":1"#] {
+            for field in [
+                #""edge":"local""#, #""sessions":0"#, #""mediaSessions":0"#, #""packetsEchoed":"#, #""droppedRateLimited":"#,
+                #""httpConnections":1"#, #""httpRefused":0"#, #""httpPreempted":0"#,
+            ] {
                 #expect(status.text.contains(field), "\(field) in \(status.text)")
             }
+        }
+    }
+
+    @Test func anIPv6PrefixLengthOutsideItsRangeIsRefused() async throws {
+        for length in [31, 129] {
+            var configuration = LocalEdge.configuration()
+            configuration.httpLimits.ipv6PrefixLength = length
+            let error = await #expect(throws: PreflightError.self) {
+                _ = try await EdgeServer(configuration: configuration, logger: Logger(label: "test"))
+            }
+            #expect(error?.message == "edge: the IPv6 prefix length must be 32 to 128, got \(length)")
         }
     }
 }

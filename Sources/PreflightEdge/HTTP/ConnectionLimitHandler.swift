@@ -1,15 +1,17 @@
 import NIOCore
 
 /// The first handler of every accepted connection: admits it through the edge's
-/// ``HTTPConnectionLimiter`` (a cap in all and per source address) or closes it at once, before
-/// any TLS or HTTP work is spent on it. An admitted connection is released when it closes.
+/// ``HTTPConnectionLimiter`` (a cap in all and per source: an IPv4 address, an IPv6 prefix) or
+/// closes it at once, before any TLS or HTTP work is spent on it. An admitted connection is
+/// released when it closes; one the limiter preempted for a lighter source's newcomer is closed
+/// by the limiter, and its release then changes nothing.
 final class ConnectionLimitHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     private enum State {
         case pending
-        case admitted(address: String)
+        case admitted(HTTPConnectionLimiter.Ticket)
         case refused
         case released
     }
@@ -19,11 +21,6 @@ final class ConnectionLimitHandler: ChannelInboundHandler, RemovableChannelHandl
 
     init(limiter: HTTPConnectionLimiter) {
         self.limiter = limiter
-    }
-
-    /// The source address a connection is counted under: its IP address (no port).
-    static func key(for channel: any Channel) -> String {
-        channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -54,9 +51,9 @@ final class ConnectionLimitHandler: ChannelInboundHandler, RemovableChannelHandl
 
     private func admit(context: ChannelHandlerContext) {
         guard case .pending = state else { return }
-        let address = Self.key(for: context.channel)
-        if limiter.admit(address) {
-            state = .admitted(address: address)
+        let source = limiter.source(of: context.channel.remoteAddress)
+        if let ticket = limiter.admit(context.channel, from: source) {
+            state = .admitted(ticket)
         } else {
             state = .refused
             context.close(promise: nil)
@@ -64,8 +61,8 @@ final class ConnectionLimitHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     private func releaseIfAdmitted() {
-        guard case .admitted(let address) = state else { return }
+        guard case .admitted(let ticket) = state else { return }
         state = .released
-        limiter.release(address)
+        limiter.release(ticket)
     }
 }

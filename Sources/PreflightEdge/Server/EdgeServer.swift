@@ -78,8 +78,8 @@ public final class EdgeServer: Sendable {
 
     /// Creates an edge; nothing is bound until ``run()``.
     /// - Throws: ``PreflightError`` `.invalidArgument` for an API key secret shorter than 32 bytes,
-    ///   an API key without an account, a TLS certificate or key that cannot be read or used, or a
-    ///   connection cap below 1.
+    ///   an API key without an account, a TLS certificate or key that cannot be read or used, a
+    ///   connection cap below 1, or an IPv6 prefix length outside ``EdgeHTTPLimits/ipv6PrefixLengths``.
     public init(configuration: EdgeConfiguration, logger: Logger) async throws(PreflightError) {
         self.configuration = configuration
         self.logger = logger
@@ -94,8 +94,15 @@ public final class EdgeServer: Sendable {
                 message: "edge: connection caps must be at least 1, got \(limits.maximumConnections) in all and "
                     + "\(limits.maximumConnectionsPerAddress) per address")
         }
+        guard EdgeHTTPLimits.ipv6PrefixLengths.contains(limits.ipv6PrefixLength) else {
+            throw PreflightError(
+                code: .invalidArgument,
+                message: "edge: the IPv6 prefix length must be \(EdgeHTTPLimits.ipv6PrefixLengths.lowerBound) to "
+                    + "\(EdgeHTTPLimits.ipv6PrefixLengths.upperBound), got \(limits.ipv6PrefixLength)")
+        }
         httpLimiter = HTTPConnectionLimiter(
-            maximumConnections: limits.maximumConnections, maximumConnectionsPerAddress: limits.maximumConnectionsPerAddress)
+            maximumConnections: limits.maximumConnections, maximumConnectionsPerAddress: limits.maximumConnectionsPerAddress,
+            ipv6PrefixLength: limits.ipv6PrefixLength)
         tlsContext = try configuration.tls?.makeContext()
         media = MediaService(configuration: configuration.media)
         calls = CallRouter(media: media)
