@@ -97,6 +97,7 @@ extension ServeCommand {
         }
         configuration.reportRetention = .seconds(
             try NumberSetting.retentionDays.value(option: retentionDays, environment: environment) * 86_400)
+        configuration.memoryStoreLimit = try NumberSetting.memoryStoreMiB.value(option: memoryStoreMiB, environment: environment) << 20
         configuration.storeQuota = StoreQuota.Limits(
             identityBytes: try NumberSetting.quotaIdentityMiB.value(option: quotaIdentityMiB, environment: environment) << 20,
             identityRows: try NumberSetting.quotaIdentityRows.value(option: quotaIdentityRows, environment: environment),

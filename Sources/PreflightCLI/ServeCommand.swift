@@ -20,7 +20,7 @@ public struct ServeCommand: AsyncParsableCommand {
             PREFLIGHT_MAX_DURATION, PREFLIGHT_PACKET_RATE, PREFLIGHT_ICE_SERVERS, PREFLIGHT_TURN_SECRET, \
             PREFLIGHT_TURN_CREDENTIAL_LIFETIME, PREFLIGHT_TLS_CERT, PREFLIGHT_TLS_KEY, PREFLIGHT_MAX_CONNECTIONS, \
             PREFLIGHT_MAX_CONNECTIONS_PER_ADDRESS, PREFLIGHT_IPV6_PREFIX_LENGTH, PREFLIGHT_HEADER_TIMEOUT, PREFLIGHT_IDLE_TIMEOUT, \
-            PREFLIGHT_DATABASE, PREFLIGHT_RETENTION_DAYS, PREFLIGHT_QUOTA_IDENTITY_MIB, PREFLIGHT_QUOTA_IDENTITY_ROWS, \
+            PREFLIGHT_DATABASE, PREFLIGHT_RETENTION_DAYS, PREFLIGHT_MEMORY_STORE_MIB, PREFLIGHT_QUOTA_IDENTITY_MIB, PREFLIGHT_QUOTA_IDENTITY_ROWS, \
             PREFLIGHT_QUOTA_ACCOUNT_MIB, PREFLIGHT_QUOTA_ACCOUNT_ROWS. Secrets \
             belong in a file (--api-secret-file, --turn-secret-file) or the environment: a secret given as \
             --api-secret or --turn-secret is visible to every user of the machine in `ps`. Without \
@@ -148,6 +148,11 @@ public struct ServeCommand: AsyncParsableCommand {
         name: .customLong("retention-days"),
         help: "Days reports and call events of this edge's account are kept; older ones are deleted hourly (1-36500, default 30).")
     public var retentionDays: Int?
+    /// The in-memory store's cap, MiB.
+    @Option(
+        name: .customLong("memory-store-mib"),
+        help: "MiB of reports and call events the in-memory store keeps before the heaviest identity's oldest go (default 64).")
+    public var memoryStoreMiB: Int?
     /// What one identity may store per hour, MiB.
     @Option(name: .customLong("quota-identity-mib"), help: "MiB of reports and call events one identity may store per hour (default 16).")
     public var quotaIdentityMiB: Int?
@@ -181,7 +186,7 @@ public struct ServeCommand: AsyncParsableCommand {
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
             (.ipv6PrefixLength, ipv6PrefixLength),
             (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout), (.pingInterval, pingInterval),
-            (.retentionDays, retentionDays), (.quotaIdentityMiB, quotaIdentityMiB), (.quotaIdentityRows, quotaIdentityRows),
+            (.retentionDays, retentionDays), (.memoryStoreMiB, memoryStoreMiB), (.quotaIdentityMiB, quotaIdentityMiB), (.quotaIdentityRows, quotaIdentityRows),
             (.quotaAccountMiB, quotaAccountMiB), (.quotaAccountRows, quotaAccountRows),
         ]
     }

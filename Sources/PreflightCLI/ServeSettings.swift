@@ -76,6 +76,8 @@ extension NumberSetting {
     static let pingInterval = NumberSetting(option: "--ping-interval", variable: "PREFLIGHT_PING_INTERVAL", defaultValue: 30, range: 0...3600)
     static let retentionDays = NumberSetting(
         option: "--retention-days", variable: "PREFLIGHT_RETENTION_DAYS", defaultValue: 30, range: 1...36_500)
+    static let memoryStoreMiB = NumberSetting(
+        option: "--memory-store-mib", variable: "PREFLIGHT_MEMORY_STORE_MIB", defaultValue: 64, range: 1...65_536)
     static let quotaIdentityMiB = NumberSetting(
         option: "--quota-identity-mib", variable: "PREFLIGHT_QUOTA_IDENTITY_MIB", defaultValue: 16, range: 1...1_048_576)
     static let quotaIdentityRows = NumberSetting(

@@ -29,6 +29,39 @@ import Testing
         #expect(limiter.counters.idleTimeouts == 0)
     }
 
+    /// A head over the cap, in one read or trickled in many, is answered 431 and closed; nothing of
+    /// it past the cap reaches the HTTP decoder. One at the cap goes through whole.
+    @Test(arguments: [1, 1000, 20_000])
+    func aHeadOverTheCapIs431(readSize: Int) throws {
+        let (channel, _, limiter) = try Self.connection()
+        let head = "GET /status HTTP/1.1\r\nAuthorization: Basic " + String(repeating: "A", count: 80_000) + "\r\n\r\n"
+        var passed = 0
+        var bytes = Array(head.utf8)[...]
+        while !bytes.isEmpty, channel.isActive {
+            let chunk = bytes.prefix(readSize)
+            bytes = bytes.dropFirst(readSize)
+            try channel.writeInbound(ByteBuffer(bytes: chunk))
+            while let forwarded: ByteBuffer = try channel.readInbound() { passed += forwarded.readableBytes }
+        }
+        let answer: ByteBuffer? = try channel.readOutbound()
+        #expect(answer.map { String(buffer: $0) } == HTTPTimeoutHandler.headTooLarge)
+        #expect(!channel.isActive)
+        #expect(passed <= Self.limits.maximumHeadLength, "\(passed) bytes reached the decoder")
+        #expect(limiter.counters.headsTooLarge == 1)
+    }
+
+    @Test func aHeadAtTheCapGoesThrough() throws {
+        let (channel, _, limiter) = try Self.connection()
+        let prefix = "GET /status HTTP/1.1\r\nX: "
+        let head = prefix + String(repeating: "A", count: Self.limits.maximumHeadLength - prefix.utf8.count - 4) + "\r\n\r\n"
+        #expect(head.utf8.count == Self.limits.maximumHeadLength)
+        try channel.writeInbound(ByteBuffer(string: head))
+        let forwarded: ByteBuffer? = try channel.readInbound()
+        #expect(forwarded?.readableBytes == head.utf8.count)
+        #expect(channel.isActive)
+        #expect(limiter.counters.headsTooLarge == 0)
+    }
+
     /// A request that is never answered (its body trickling in, or bytes after a response posing
     /// as the next head) is closed at the header timeout: the timer runs until the response begins.
     @Test func aRequestThatIsNeverAnsweredIsClosedAtTheHeaderTimeout() throws {

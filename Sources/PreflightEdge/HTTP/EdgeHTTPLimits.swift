@@ -45,6 +45,11 @@ public struct EdgeHTTPLimits: Sendable, Hashable {
     /// everyone; a /128 is one address.
     public static let ipv6PrefixLengths = 32...128
 
+    /// The longest request head (request line and header fields) read, bytes; a longer one is
+    /// answered 431 and the connection closed. 16 KiB by default: an access token's
+    /// `Authorization` is at most 8 KiB, an API key's 1 KiB.
+    public var maximumHeadLength = 16 * 1024
+
     /// Creates limits; see each property for its default.
     public init(
         headerTimeout: Duration = .seconds(10),

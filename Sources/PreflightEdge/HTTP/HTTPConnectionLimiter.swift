@@ -16,6 +16,8 @@ final class HTTPConnectionLimiter: Sendable {
         var preempted = 0
         /// Connections closed because the request head did not arrive in time.
         var headerTimeouts = 0
+        /// Connections closed because their request head was over ``EdgeHTTPLimits/maximumHeadLength``.
+        var headsTooLarge = 0
         /// Connections closed because nothing was read or written for the idle timeout.
         var idleTimeouts = 0
     }
@@ -91,6 +93,11 @@ final class HTTPConnectionLimiter: Sendable {
     /// Counts a connection closed for its request head's timeout.
     func countHeaderTimeout() {
         state.withLock { $0.counters.headerTimeouts += 1 }
+    }
+
+    /// Counts a connection closed for a request head over the cap.
+    func countHeadTooLarge() {
+        state.withLock { $0.counters.headsTooLarge += 1 }
     }
 
     /// Counts a connection closed for being idle.

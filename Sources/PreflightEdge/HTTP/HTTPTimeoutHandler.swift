@@ -12,6 +12,11 @@ import NIOCore
 ///   the edge sends) for ``writeStallTimeout``; this one applies after the upgrade too, so a
 ///   WebSocket client that floods pings and never reads the pongs cannot hold its connection.
 ///
+/// It also caps a request head at ``EdgeHTTPLimits/maximumHeadLength`` bytes: a longer one is
+/// answered `431 Request Header Fields Too Large` and the connection closed, before the HTTP
+/// decoder or any route reads the rest (an 80 KB `Authorization` header costs 16 KiB of reading,
+/// nothing more).
+///
 /// The handler watches the response heads the server writes: after one a new request may
 /// begin, and after `101 Switching Protocols` the connection is a WebSocket and both timeouts
 /// are off for good (the signaling session keeps its own). Bytes of a request body are not
@@ -47,14 +52,22 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     static let writeStallTimeout: TimeAmount = .seconds(10)
     private var idleTimer: Scheduled<Void>?
     private var lastActivity = NIODeadline.uptimeNanoseconds(0)
-    /// The last bytes of the head so far (up to 3), for a `CRLF CRLF` split across reads.
-    private var tail: [UInt8] = []
+    /// The last four bytes of the head so far, oldest in the high byte, for a `CRLF CRLF` split
+    /// across reads.
+    private var tail: UInt32 = 0
+    /// Bytes of the head read so far.
+    private var headLength = 0
+    private let maximumHeadLength: Int
 
     init(limits: EdgeHTTPLimits, limiter: HTTPConnectionLimiter?) {
         headerTimeout = Self.timeAmount(limits.headerTimeout)
         idleTimeout = Self.timeAmount(limits.idleTimeout)
+        maximumHeadLength = limits.maximumHeadLength
         self.limiter = limiter
     }
+
+    /// The answer to a head over the cap.
+    static let headTooLarge = "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
 
     /// A `Duration` as NIO's `TimeAmount`, clamped to at least one millisecond and at most a day.
     static func timeAmount(_ duration: Duration) -> TimeAmount {
@@ -88,15 +101,33 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let buffer = unwrapInboundIn(data)
             if phase == .betweenRequests, buffer.readableBytes > 0 {
                 phase = .readingHead
-                tail = []
+                tail = 0
+                headLength = 0
                 armHeaderTimer(context: context)
             }
-            if phase == .readingHead, headEnds(in: buffer) {
-                // The header timer keeps running until the response begins.
-                phase = .awaitingResponse
+            if phase == .readingHead {
+                let end = headEnd(in: buffer)
+                headLength += end ?? buffer.readableBytes
+                if headLength > maximumHeadLength {
+                    refuseHead(context: context)
+                    return
+                }
+                if end != nil {
+                    // The header timer keeps running until the response begins.
+                    phase = .awaitingResponse
+                }
             }
         }
         context.fireChannelRead(data)
+    }
+
+    /// A head over the cap: 431, then the connection closes; nothing more is read.
+    private func refuseHead(context: ChannelHandlerContext) {
+        limiter?.countHeadTooLarge()
+        stop()
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: Self.headTooLarge))).whenComplete { _ in
+            context.close(promise: nil)
+        }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -131,22 +162,20 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return status
     }
 
-    /// Scans for the end of the head (`CRLF CRLF`, or a bare `LF LF` as lenient parsers accept).
-    private func headEnds(in buffer: ByteBuffer) -> Bool {
+    /// Where in `buffer` the head ends (the bytes up to and including `CRLF CRLF`, or a bare
+    /// `LF LF` as lenient parsers accept), counting what earlier reads left in ``tail``; `nil`
+    /// when it does not end in `buffer`.
+    private func headEnd(in buffer: ByteBuffer) -> Int? {
         var window = tail
-        var found = false
-        buffer.withUnsafeReadableBytes { bytes in
-            for byte in bytes {
-                window.append(byte)
-                if window.count > 4 { window.removeFirst() }
-                if window.suffix(2) == [0x0A, 0x0A] || window == [0x0D, 0x0A, 0x0D, 0x0A] {
-                    found = true
-                    return
-                }
+        let end = buffer.withUnsafeReadableBytes { bytes -> Int? in
+            for (index, byte) in bytes.enumerated() {
+                window = window << 8 | UInt32(byte)
+                if window == 0x0D0A_0D0A || window & 0xFFFF == 0x0A0A { return index + 1 }
             }
+            return nil
         }
-        tail = Array(window.suffix(3))
-        return found
+        tail = window
+        return end
     }
 
     private func start(context: ChannelHandlerContext) {

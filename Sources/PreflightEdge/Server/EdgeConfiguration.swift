@@ -45,6 +45,10 @@ public struct EdgeConfiguration: Sendable {
     /// ``StoreQuota``): 16 MiB and 10,000 rows an identity, 1 GiB and 1,000,000 rows an account,
     /// per hour by default. Over it an upload gets 429 with 70708 and events are dropped.
     public var storeQuota = StoreQuota.Limits()
+    /// The most bytes of reports and call events an in-memory store (``store`` `.sqliteInMemory`)
+    /// keeps; past it the heaviest owner's oldest rows go (``ReportStore/memoryLimit``). 64 MiB by
+    /// default.
+    public var memoryStoreLimit = 64 << 20
     /// The registry `GET /metrics` renders in the Prometheus text format; the edge then records
     /// its metrics into it. `nil` by default: no `/metrics`, and the edge records into
     /// ``metricsFactory``.

@@ -8,9 +8,9 @@ extension EdgeServer {
     /// `POST /v1/reports?kind=…` with `Authorization: Bearer <access token>`: stores the report
     /// in the body for the token's account and identity (docs/protocol.md). What it spends, in
     /// order, so that a refusal costs only the caller: an unknown `kind` is refused before
-    /// anything is spent; an upload that reaches its body spends its identity's upload bucket,
-    /// accepted or not; one that validates spends its account's upload bucket and its owner's
-    /// store quota. Nothing here touches the account's API bucket, which is its API keys' alone.
+    /// anything is spent; an upload whose body was read (at most 1 MiB) spends its identity's
+    /// upload bucket, accepted or not; one that validates spends its account's upload bucket and
+    /// its owner's store quota. Nothing here touches the account's API bucket, which is its API keys' alone.
     func uploadResponse(_ request: Request, context: EdgeRequestContext) async throws(PreflightError) -> Response {
         guard let owner = context.owner else {
             throw PreflightError(code: .invalidAccessToken, message: "report: send the access token as Authorization: Bearer <token>")
@@ -20,7 +20,8 @@ extension EdgeServer {
                 code: .reportRejected,
                 message: "report: kind must be one of \(ReportKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        try rateLimiter.spend(.identityUpload, key: RequestRateLimiter.key(owner))
+        // The body is read (bounded) before any refusal, so that the client reads the answer
+        // instead of a connection reset under its unread upload.
         var request = request
         let body: ByteBuffer
         do {
@@ -30,6 +31,7 @@ extension EdgeServer {
                 code: .reportRejected, message: "report: the body exceeds \(ReportUpload.maximumLength) bytes or was cut off",
                 underlying: EdgeAPIError.BodyTooLarge())
         }
+        try rateLimiter.spend(.identityUpload, key: RequestRateLimiter.key(owner))
         let upload = try ReportUpload(kind: kind, body: body.readableBytesView)
         try rateLimiter.spend(.accountUpload, key: owner.account)
         // A call sid is the report's own only when this edge routed that call for this identity:

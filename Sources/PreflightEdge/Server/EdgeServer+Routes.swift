@@ -87,7 +87,7 @@ extension EdgeServer {
             "consentAnswers":\(counters.consentAnswers),"eventsDroppedQueueFull":\(events.dropped),\
             "eventsDroppedOverQuota":\(events.overQuota),"eventsFailed":\(events.failed),\
             "storedBytes":\(store.storedBytes),"rowsEvicted":\(store.rowsEvicted),"httpConnections":\(http.open),\
-            "httpRefused":\(http.refused),"httpPreempted":\(http.preempted),"httpHeaderTimeouts":\(http.headerTimeouts),"httpIdleTimeouts":\(http.idleTimeouts)}
+            "httpRefused":\(http.refused),"httpPreempted":\(http.preempted),"httpHeaderTimeouts":\(http.headerTimeouts),"httpHeadsTooLarge":\(http.headsTooLarge),"httpIdleTimeouts":\(http.idleTimeouts)}
             """
     }
 

@@ -112,7 +112,8 @@ public final class EdgeServer: Sendable {
         if let retention = configuration.reportRetention, !(.seconds(1)...Duration.seconds(100 * 366 * 86_400)).contains(retention) {
             throw PreflightError(code: .invalidArgument, message: "edge: the report retention must be 1 s to 100 years, got \(retention)")
         }
-        store = ReportStore(location: configuration.store, logger: logger, quota: configuration.storeQuota)
+        store = ReportStore(
+            location: configuration.store, logger: logger, memoryLimit: configuration.memoryStoreLimit, quota: configuration.storeQuota)
         if let registry = configuration.prometheusRegistry {
             var factory = PrometheusMetricsFactory(registry: registry)
             factory.valueHistogramBuckets = EdgeMetrics.buckets

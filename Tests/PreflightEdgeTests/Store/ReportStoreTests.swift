@@ -285,6 +285,48 @@ import Testing
         }
     }
 
+    /// One identity's flood, of reports and of events, is evicted before anyone else's rows:
+    /// another identity of the account and another account keep every report.
+    @Test func aFloodEvictsTheFloodersOwnRowsFirst() async throws {
+        let store = ReportStore(
+            location: .sqliteInMemory, logger: Logger(label: "test"), memoryLimit: 200_000,
+            quota: StoreQuota.Limits(identityBytes: 1 << 30, identityRows: 1 << 30, accountBytes: 1 << 30, accountRows: 1 << 30))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await store.run() }
+            defer { group.cancelAll() }
+            try await store.waitUntilReady()
+            let pad = #"{"pad":""# + String(repeating: "x", count: 2000) + #""}"#
+            func report(_ sid: String, _ account: String, _ identity: String, _ time: Int64) -> StoredReport {
+                StoredReport(
+                    sid: sid, kind: .preflightTest, account: account, identity: identity, edge: "e", receivedAt: time, summary: ReportSummary(),
+                    body: pad)
+            }
+            for index in 0..<5 {
+                try await store.insert(report("A\(index)", "AC1", "alice", 1000 + Int64(index)))
+                try await store.insert(report("B\(index)", "AC2", "bob", 1000 + Int64(index)))
+            }
+            // Mallory, of alice's account, floods: reports, then events, all newer than the victims'.
+            for index in 0..<300 { try await store.insert(report("M\(index)", "AC1", "mallory", 5000 + Int64(index))) }
+            for batch in 0..<20 {
+                let events = (0..<100).map { index in
+                    StoredCallEvent(
+                        party: "caller", event: InsightsEvent(group: "g", name: "n", timestamp: 1, payload: ["v": String(repeating: "y", count: 400)]),
+                        receivedAt: 9000 + Int64(batch), edge: "e", identity: "mallory")
+                }
+                try await store.appendEvents(events, callSid: "CAflood", account: "AC1")
+            }
+            #expect(store.storedBytes <= 200_000)
+            #expect(store.rowsEvicted > 0)
+            let alice = try await store.reports(account: "AC1", filter: ReportFilter(identity: "alice"), pageSize: 200).reports.map(\.sid)
+            let bob = try await store.reports(account: "AC2", filter: ReportFilter(), pageSize: 200).reports.map(\.sid)
+            #expect(Set(alice) == Set((0..<5).map { "A\($0)" }), "alice kept \(alice.count) of 5")
+            #expect(Set(bob) == Set((0..<5).map { "B\($0)" }), "bob kept \(bob.count) of 5")
+            // Of mallory's own, the newest are what is left.
+            let mallory = try await store.reports(account: "AC1", filter: ReportFilter(identity: "mallory"), pageSize: 200).reports.map(\.sid)
+            if let oldest = mallory.last { #expect(Int(oldest.dropFirst()) ?? 0 > 0) }
+        }
+    }
+
     @Test func waitingForAStoreThatNeverRunsEndsWhenCancelled() async throws {
         let store = ReportStore(location: .sqliteInMemory, logger: Logger(label: "test"))
         let waiter = Task { () async -> PreflightError.Code? in

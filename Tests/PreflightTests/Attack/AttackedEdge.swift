@@ -58,6 +58,15 @@ struct AttackedEdge {
         return try #require(Int(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? ""))
     }
 
+    /// The CPU time the edge process used so far, seconds (user and system, /proc/<pid>/stat).
+    func cpuSeconds() throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(edge.pid)/stat", encoding: .utf8)
+        // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+        let fields = try #require(stat.split(separator: ")").last).split(separator: " ")
+        let ticks = try #require(Double(fields[11])) + (try #require(Double(fields[12])))
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// The log's raw bytes split at newlines (no decoding, so that a stray ESC or invalid UTF-8 is
     /// seen as it was written).
     func logLines() throws -> [ArraySlice<UInt8>] {
@@ -185,6 +194,8 @@ struct AttackCall {
     let clientUfrag: String
     /// The edge's media address, from the answer's candidate.
     let media: SocketAddress
+    /// The call's sid, from the answer (empty where a test made the call by hand).
+    var callSid = ""
 
     static func open(
         on edge: AttackedEdge, application: TestApplication = .echo, identity: String = "caller", codecs: [String] = ["PCMU"]
@@ -202,7 +213,7 @@ struct AttackCall {
         let candidate = try #require(answer.ice.candidates.first)
         return AttackCall(
             signaling: signaling, edgeUfrag: answer.ice.ufrag, edgePassword: answer.ice.pwd, clientUfrag: clientUfrag,
-            media: try SocketAddress(ipAddress: candidate.address, port: Int(candidate.port)))
+            media: try SocketAddress(ipAddress: candidate.address, port: Int(candidate.port)), callSid: answer.callSid)
     }
 
     /// The username every check of this call carries.
