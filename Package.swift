@@ -247,10 +247,15 @@ let package = Package(
         ),
         // Counts a thread's heap allocations by interposing malloc: benchmarks only.
         .target(name: "CAllocationCounter", path: "Benchmarks/CAllocationCounter"),
-        // Store throughput: `swift run -c release preflight-store-bench [--postgres URL]`.
+        // Store throughput: `swift run -c release preflight-store-bench [--postgres URL]`; the
+        // in-memory store's eviction: `… --eviction 100000,1000000` (the previous edge's
+        // statement run on SQLite itself as the anchor).
         .executableTarget(
             name: "StoreBenchmarks",
-            dependencies: ["PreflightCore", "PreflightEdge", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PreflightCore", "PreflightEdge", .product(name: "Logging", package: "swift-log"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ],
             path: "Benchmarks/StoreBenchmarks",
             swiftSettings: sharedSwiftSettings
         ),

@@ -2,6 +2,7 @@
 // eight at once, each report a preflight test's JSON of ten samples (about 2.6 KB).
 //
 //   swift run -c release preflight-store-bench [--reports N] [--postgres postgres://USER:PASSWORD@HOST/DB]
+//   swift run -c release preflight-store-bench --eviction 100000,1000000 [--previous 1000,2000,4000]
 //
 // SQLite is measured in memory and in a file (WAL, synchronous=NORMAL: the edge's settings);
 // PostgreSQL only when a URL is given (the database must exist; its tables are made).
@@ -68,6 +69,17 @@ func measure(_ name: String, _ location: StoreLocation, writers: Int) async thro
             page.reports.count, aggregates.map(\.count).reduce(0, +), queryMilliseconds))
         group.cancelAll()
     }
+}
+
+if let sizes = option("--eviction") {
+    // The eviction benchmark (Eviction.swift) instead of the throughput one.
+    for rows in sizes.split(separator: ",").compactMap({ Int($0) }) {
+        try await EvictionBenchmark.measure(rows: rows, logger: logger)
+    }
+    for rows in (option("--previous") ?? "1000,2000,4000").split(separator: ",").compactMap({ Int($0) }) {
+        try await EvictionBenchmark.measurePrevious(rows: rows, logger: logger)
+    }
+    exit(0)
 }
 
 print("store throughput: \(total) preflight-test reports of \(body(sid: "CAx").utf8.count) bytes each")

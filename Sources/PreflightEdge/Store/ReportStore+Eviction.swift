@@ -14,7 +14,7 @@ public struct StoreQuotaRefusal: Error, Sendable, Hashable {
 extension ReportStore {
     /// Rows one eviction or retention statement deletes at most: each statement is short, and
     /// other queries run between two.
-    static let rowsPerStep = 256
+    public static let rowsPerStep = 256
 
     /// Takes `bytes` in `rows` from `owner`'s quota.
     /// - Throws: ``PreflightError`` `.storeQuotaExceeded` (with a ``StoreQuotaRefusal``) when the
