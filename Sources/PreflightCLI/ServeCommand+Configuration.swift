@@ -87,6 +87,9 @@ extension ServeCommand {
         configuration.routes = dialRoutes.isEmpty ? LocalEdge.defaultRoutes : try DialRoutes.parse(dialRoutes)
         configuration.maximumCallDuration = .seconds(
             try NumberSetting.maxCallDuration.value(option: maxCallDuration, environment: environment))
+        configuration.callLimits.maximumLoggedCalls = try NumberSetting.maxLoggedCalls.value(option: maxLoggedCalls, environment: environment)
+        configuration.callLimits.maximumLoggedCallsPerAccount = try NumberSetting.maxLoggedCallsPerAccount.value(
+            option: maxLoggedCallsPerAccount, environment: environment)
         if let location = database ?? environment["PREFLIGHT_DATABASE"] {
             do {
                 configuration.store = try StoreLocation(parsing: location)

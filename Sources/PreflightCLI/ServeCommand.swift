@@ -100,6 +100,14 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-call-duration"), help: "Longest call between clients in seconds (default 14400).")
     public var maxCallDuration: Int?
     /// Session limit.
+    @Option(
+        name: .customLong("max-logged-calls"),
+        help: "Calls whose Insights the edge keeps taking; past it the account holding the most forgets its oldest (default 20000).")
+    public var maxLoggedCalls: Int?
+
+    @Option(name: .customLong("max-logged-calls-per-account"), help: "Calls of one account whose Insights the edge keeps taking (default 10000).")
+    public var maxLoggedCallsPerAccount: Int?
+
     @Option(name: .customLong("max-sessions"), help: "Signaling sessions served at once (default 1000).")
     public var maxSessions: Int?
     /// The time to `hello`, and then to `invite`.
@@ -155,6 +163,7 @@ public struct ServeCommand: AsyncParsableCommand {
             (.maxDuration, maxDuration), (.signalingTimeout, signalingTimeout), (.sessionResumeWindow, sessionResumeWindow),
             (.ringTimeout, ringTimeout), (.maxCallDuration, maxCallDuration), (.mediaThreads, mediaThreads),
             (.turnCredentialLifetime, turnCredentialLifetime),
+            (.maxLoggedCalls, maxLoggedCalls), (.maxLoggedCallsPerAccount, maxLoggedCallsPerAccount),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
             (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout), (.pingInterval, pingInterval),
         ]

@@ -54,7 +54,7 @@ public final class EdgeServer: Sendable {
     /// The registrar and the calls between clients.
     let calls: CallRouter
     /// The Insights events of recent calls: who may post to which call, and how many they did.
-    let callEvents = CallEventLog()
+    let callEvents: CallEventLog
     /// Reports and call events (``EdgeConfiguration/store``).
     public let store: ReportStore
     /// Hands call events to the store off the signaling path.
@@ -65,6 +65,9 @@ public final class EdgeServer: Sendable {
     let apiLimiter: Mutex<SourceRateLimiter<String>>
     let apiClock = ContinuousClock()
     let apiEpoch = ContinuousClock.now
+
+    /// Seconds on a monotonic clock (since the edge was made), for the signaling rate limits.
+    var monotonicSeconds: Double { apiEpoch.duration(to: apiClock.now).inSeconds }
 
     /// Signaling sessions admitted now (a valid `hello` and not ended).
     public var sessionCount: Int { admissions.withLock { $0.total } }
@@ -97,7 +100,8 @@ public final class EdgeServer: Sendable {
             maximumConnections: limits.maximumConnections, maximumConnectionsPerAddress: limits.maximumConnectionsPerAddress)
         tlsContext = try configuration.tls?.makeContext()
         media = MediaService(configuration: configuration.media)
-        calls = CallRouter(media: media)
+        calls = CallRouter(media: media, limits: configuration.callLimits)
+        callEvents = CallEventLog(limits: configuration.callLimits)
         admissions = Mutex(SessionAdmissions(limits: .init(
             total: configuration.maximumSessions, perAccount: configuration.maximumSessionsPerAccount,
             perIdentity: configuration.maximumSessionsPerIdentity)))
