@@ -125,6 +125,18 @@ import Testing
         #expect(configuration.maximumSessionsPerIdentity == 5)
     }
 
+    /// The Insights call log's caps: defaults, an option, a variable.
+    @Test func loggedCallsFromOptionOrEnvironment() throws {
+        let plain = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)
+        let defaults = try plain.edgeConfiguration(environment: Self.credentials).callLimits
+        #expect(defaults == CallLimits())
+        #expect(defaults.maximumLoggedCalls == 20_000 && defaults.maximumLoggedCallsPerAccount == 10_000)
+        let given = try #require(try PreflightCommand.parseAsRoot(["serve", "--max-logged-calls", "300"]) as? ServeCommand)
+        let limits = try given.edgeConfiguration(
+            environment: Self.credentials.merging(["PREFLIGHT_MAX_LOGGED_CALLS_PER_ACCOUNT": "200"]) { $1 }).callLimits
+        #expect(limits.maximumLoggedCalls == 300 && limits.maximumLoggedCallsPerAccount == 200)
+    }
+
     @Test func anAccountIsRequired() throws {
         let command = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)
         let error = #expect(throws: ValidationError.self) {

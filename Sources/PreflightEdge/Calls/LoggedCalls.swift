@@ -71,42 +71,44 @@ struct LoggedCalls: Sendable {
     }
 }
 
-/// A first-in first-out queue on an array: removing the first element moves an index, and the
-/// array gives back the space of removed elements when they are half of it. Amortized O(1).
-struct Queue<Element: Sendable>: Sendable {
-    private var elements: [Element] = []
-    private var head = 0
+extension LoggedCalls {
+    /// A first-in first-out queue on an array: removing the first element moves an index, and the
+    /// array gives back the space of removed elements when they are half of it. Amortized O(1).
+    struct Queue<Element: Sendable>: Sendable {
+        private var elements: [Element] = []
+        private var head = 0
 
-    /// Elements queued.
-    var count: Int { elements.count - head }
-    /// Whether none is queued.
-    var isEmpty: Bool { count == 0 }
-    /// The oldest element.
-    var first: Element? { head < elements.count ? elements[head] : nil }
+        /// Elements queued.
+        var count: Int { elements.count - head }
+        /// Whether none is queued.
+        var isEmpty: Bool { count == 0 }
+        /// The oldest element.
+        var first: Element? { head < elements.count ? elements[head] : nil }
 
-    /// Queues `element` last.
-    mutating func append(_ element: Element) {
-        elements.append(element)
-    }
+        /// Queues `element` last.
+        mutating func append(_ element: Element) {
+            elements.append(element)
+        }
 
-    /// Takes the oldest element.
-    mutating func removeFirst() -> Element? {
-        guard head < elements.count else { return nil }
-        let element = elements[head]
-        head += 1
-        if head == elements.count {
-            elements.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 32, head * 2 >= elements.count {
-            elements.removeFirst(head)
+        /// Takes the oldest element.
+        mutating func removeFirst() -> Element? {
+            guard head < elements.count else { return nil }
+            let element = elements[head]
+            head += 1
+            if head == elements.count {
+                elements.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 32, head * 2 >= elements.count {
+                elements.removeFirst(head)
+                head = 0
+            }
+            return element
+        }
+
+        /// Removes every element that `shouldBeRemoved` picks, keeping the others' order.
+        mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
+            elements = elements[head...].filter { !shouldBeRemoved($0) }
             head = 0
         }
-        return element
-    }
-
-    /// Removes every element that `shouldBeRemoved` picks, keeping the others' order.
-    mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
-        elements = elements[head...].filter { !shouldBeRemoved($0) }
-        head = 0
     }
 }

@@ -51,8 +51,21 @@ extension AttackTests {
             return (body.events.count, body.dropped ?? 0)
         }
 
-        /// A test call (echo) of `token`'s identity, hung up at once: its sid.
+        /// A test call (echo) of `token`'s identity, hung up at once: its sid. A connection the
+        /// loaded edge dropped is tried again, as a flooding client would.
         static func echoCall(_ edge: AttackedEdge, _ token: String) async throws -> String {
+            var lastError: (any Error)?
+            for _ in 0..<5 {
+                do {
+                    return try await echoCallOnce(edge, token)
+                } catch {
+                    lastError = error
+                }
+            }
+            throw lastError ?? RawWebSocketError(message: "no echo call")
+        }
+
+        private static func echoCallOnce(_ edge: AttackedEdge, _ token: String) async throws -> String {
             let socket = try await session(edge, token)
             try await socket.send(.invite(.init(ice: Calls.offer(), codecs: ["PCMU"])))
             await socket.wait(upTo: .seconds(20)) { answerSid($0) != nil || $0.errorCode != nil || $0.endedAt != nil }
