@@ -14,13 +14,19 @@ extension AttackTests {
         /// A session of `token` that the edge welcomed, retried while the identity's last sessions
         /// are still being released (70104).
         static func session(_ edge: AttackedEdge, _ token: String) async throws -> RawWebSocket {
+            var last = "nothing"
             for _ in 0..<500 {
-                let socket = try await edge.hello(token)
-                if socket.welcomed { return socket }
-                await socket.close()
+                do {
+                    let socket = try await edge.hello(token)
+                    if socket.welcomed { return socket }
+                    last = socket.summary
+                    await socket.close()
+                } catch {
+                    last = "\(error)"
+                }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            throw RawWebSocketError(message: "no welcome within 500 attempts")
+            throw RawWebSocketError(message: "no welcome within 500 attempts, the last: \(last)")
         }
 
         static func ringings(_ socket: RawWebSocket) -> [String] {
@@ -60,9 +66,10 @@ extension AttackTests {
                     return try await echoCallOnce(edge, token)
                 } catch {
                     lastError = error
+                    try await Task.sleep(for: .milliseconds(50))
                 }
             }
-            throw lastError ?? RawWebSocketError(message: "no echo call")
+            throw RawWebSocketError(message: "no echo call in 5 attempts, the last: \(lastError.map { "\($0)" } ?? "none")")
         }
 
         private static func echoCallOnce(_ edge: AttackedEdge, _ token: String) async throws -> String {
