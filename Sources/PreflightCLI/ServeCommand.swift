@@ -108,6 +108,10 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-logged-calls-per-account"), help: "Calls of one account whose Insights the edge keeps taking (default 10000).")
     public var maxLoggedCallsPerAccount: Int?
 
+    @Option(
+        name: .customLong("invite-rate"), help: "Invites to clients one caller may place per second, bursts of 10; more get 70108 (default 1).")
+    public var inviteRate: Double?
+
     @Option(name: .customLong("max-sessions"), help: "Signaling sessions served at once (default 1000).")
     public var maxSessions: Int?
     /// The time to `hello`, and then to `invite`.
@@ -178,6 +182,7 @@ public struct ServeCommand: AsyncParsableCommand {
             if let value { try setting.check(value) }
         }
         if let packetRate, !(packetRate > 0) { throw ValidationError("--packet-rate must be positive, got \(packetRate)") }
+        if let inviteRate, !(inviteRate > 0 && inviteRate.isFinite) { throw ValidationError("--invite-rate must be positive, got \(inviteRate)") }
         if let retentionDays, !(1...36_500).contains(retentionDays) {
             throw ValidationError("--retention-days must be 1–36500, got \(retentionDays)")
         }

@@ -135,6 +135,9 @@ import Testing
         let limits = try given.edgeConfiguration(
             environment: Self.credentials.merging(["PREFLIGHT_MAX_LOGGED_CALLS_PER_ACCOUNT": "200"]) { $1 }).callLimits
         #expect(limits.maximumLoggedCalls == 300 && limits.maximumLoggedCallsPerAccount == 200)
+        let rate = try #require(try PreflightCommand.parseAsRoot(["serve", "--invite-rate", "0.5"]) as? ServeCommand)
+        #expect(try rate.edgeConfiguration(environment: Self.credentials).callLimits.callerInviteRate == 0.5)
+        #expect(try plain.edgeConfiguration(environment: Self.credentials.merging(["PREFLIGHT_INVITE_RATE": "3"]) { $1 }).callLimits.callerInviteRate == 3)
     }
 
     @Test func anAccountIsRequired() throws {
