@@ -88,6 +88,13 @@ extension ServeCommand {
         configuration.routes = dialRoutes.isEmpty ? LocalEdge.defaultRoutes : try DialRoutes.parse(dialRoutes)
         configuration.maximumCallDuration = .seconds(
             try NumberSetting.maxCallDuration.value(option: maxCallDuration, environment: environment))
+        if let rate = inviteRate ?? environment["PREFLIGHT_INVITE_RATE"].flatMap(Double.init) {
+            guard rate > 0, rate.isFinite else { throw ValidationError("--invite-rate must be positive, got \(rate)") }
+            configuration.callLimits.callerInviteRate = rate
+        }
+        configuration.callLimits.maximumLoggedCalls = try NumberSetting.maxLoggedCalls.value(option: maxLoggedCalls, environment: environment)
+        configuration.callLimits.maximumLoggedCallsPerAccount = try NumberSetting.maxLoggedCallsPerAccount.value(
+            option: maxLoggedCallsPerAccount, environment: environment)
         if let location = database ?? environment["PREFLIGHT_DATABASE"] {
             do {
                 configuration.store = try StoreLocation(parsing: location)

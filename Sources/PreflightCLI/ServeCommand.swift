@@ -109,6 +109,18 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-call-duration"), help: "Longest call between clients in seconds (default 14400).")
     public var maxCallDuration: Int?
     /// Session limit.
+    @Option(
+        name: .customLong("max-logged-calls"),
+        help: "Calls whose Insights the edge keeps taking; past it the account holding the most forgets its oldest (default 20000).")
+    public var maxLoggedCalls: Int?
+
+    @Option(name: .customLong("max-logged-calls-per-account"), help: "Calls of one account whose Insights the edge keeps taking (default 10000).")
+    public var maxLoggedCallsPerAccount: Int?
+
+    @Option(
+        name: .customLong("invite-rate"), help: "Invites to clients one caller may place per second, bursts of 10; more get 70108 (default 1).")
+    public var inviteRate: Double?
+
     @Option(name: .customLong("max-sessions"), help: "Signaling sessions served at once (default 1000).")
     public var maxSessions: Int?
     /// The time to `hello`, and then to `invite`.
@@ -183,6 +195,7 @@ public struct ServeCommand: AsyncParsableCommand {
             (.maxDuration, maxDuration), (.signalingTimeout, signalingTimeout), (.sessionResumeWindow, sessionResumeWindow),
             (.ringTimeout, ringTimeout), (.maxCallDuration, maxCallDuration), (.mediaThreads, mediaThreads),
             (.turnCredentialLifetime, turnCredentialLifetime),
+            (.maxLoggedCalls, maxLoggedCalls), (.maxLoggedCallsPerAccount, maxLoggedCallsPerAccount),
             (.maxConnections, maxConnections), (.maxConnectionsPerAddress, maxConnectionsPerAddress),
             (.ipv6PrefixLength, ipv6PrefixLength),
             (.headerTimeout, headerTimeout), (.idleTimeout, idleTimeout), (.pingInterval, pingInterval),
@@ -200,6 +213,7 @@ public struct ServeCommand: AsyncParsableCommand {
             if let value { try setting.check(value) }
         }
         if let packetRate, !(packetRate > 0) { throw ValidationError("--packet-rate must be positive, got \(packetRate)") }
+        if let inviteRate, !(inviteRate > 0 && inviteRate.isFinite) { throw ValidationError("--invite-rate must be positive, got \(inviteRate)") }
         _ = try ApplicationRoutes.parse(applications)
         _ = try DialRoutes.parse(routes)
         guard Logger.Level(rawValue: logLevel) != nil else {

@@ -63,6 +63,11 @@ extension NumberSetting {
     static let ringTimeout = NumberSetting(option: "--ring-timeout", variable: "PREFLIGHT_RING_TIMEOUT", defaultValue: 30, range: 1...3600)
     static let maxCallDuration = NumberSetting(
         option: "--max-call-duration", variable: "PREFLIGHT_MAX_CALL_DURATION", defaultValue: 14_400, range: 1...Int.max)
+    static let maxLoggedCalls = NumberSetting(
+        option: "--max-logged-calls", variable: "PREFLIGHT_MAX_LOGGED_CALLS", defaultValue: 20_000, range: 1...10_000_000)
+    static let maxLoggedCallsPerAccount = NumberSetting(
+        option: "--max-logged-calls-per-account", variable: "PREFLIGHT_MAX_LOGGED_CALLS_PER_ACCOUNT", defaultValue: 10_000,
+        range: 1...10_000_000)
     static let turnCredentialLifetime = NumberSetting(
         option: "--turn-credential-lifetime", variable: "PREFLIGHT_TURN_CREDENTIAL_LIFETIME", defaultValue: 3600, range: 1...Int.max)
     static let maxConnections = NumberSetting(

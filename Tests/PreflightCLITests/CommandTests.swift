@@ -125,6 +125,21 @@ import Testing
         #expect(configuration.maximumSessionsPerIdentity == 5)
     }
 
+    /// The Insights call log's caps: defaults, an option, a variable.
+    @Test func loggedCallsFromOptionOrEnvironment() throws {
+        let plain = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)
+        let defaults = try plain.edgeConfiguration(environment: Self.credentials).callLimits
+        #expect(defaults == CallLimits())
+        #expect(defaults.maximumLoggedCalls == 20_000 && defaults.maximumLoggedCallsPerAccount == 10_000)
+        let given = try #require(try PreflightCommand.parseAsRoot(["serve", "--max-logged-calls", "300"]) as? ServeCommand)
+        let limits = try given.edgeConfiguration(
+            environment: Self.credentials.merging(["PREFLIGHT_MAX_LOGGED_CALLS_PER_ACCOUNT": "200"]) { $1 }).callLimits
+        #expect(limits.maximumLoggedCalls == 300 && limits.maximumLoggedCallsPerAccount == 200)
+        let rate = try #require(try PreflightCommand.parseAsRoot(["serve", "--invite-rate", "0.5"]) as? ServeCommand)
+        #expect(try rate.edgeConfiguration(environment: Self.credentials).callLimits.callerInviteRate == 0.5)
+        #expect(try plain.edgeConfiguration(environment: Self.credentials.merging(["PREFLIGHT_INVITE_RATE": "3"]) { $1 }).callLimits.callerInviteRate == 3)
+    }
+
     @Test func anAccountIsRequired() throws {
         let command = try #require(try PreflightCommand.parseAsRoot(["serve"]) as? ServeCommand)
         let error = #expect(throws: ValidationError.self) {

@@ -83,6 +83,12 @@ import Testing
         (["serve", "--route", "+15550100=client:"], "--route must be TO=client:IDENTITY, TO=echo or TO=record-playback, got \"+15550100=client:\""),
         (["serve", "--ring-timeout", "0"], "--ring-timeout (PREFLIGHT_RING_TIMEOUT) must be 1 to 3600, got 0"),
         (["serve", "--max-call-duration", "0"], "--max-call-duration (PREFLIGHT_MAX_CALL_DURATION) must be positive, got 0"),
+        (["serve", "--invite-rate", "0"], "--invite-rate must be positive, got 0.0"),
+        (["serve", "--max-logged-calls", "0"], "--max-logged-calls (PREFLIGHT_MAX_LOGGED_CALLS) must be 1 to 10000000, got 0"),
+        (
+            ["serve", "--max-logged-calls-per-account", "10000001"],
+            "--max-logged-calls-per-account (PREFLIGHT_MAX_LOGGED_CALLS_PER_ACCOUNT) must be 1 to 10000000, got 10000001"
+        ),
         (["serve", "--app", "AP1=echo", "--application", "AP2=echo"], "--app is the old spelling of --application: give --application only"),
         (["serve", "--ice-server", "turn:127.0.0.1:3478", "--turn-username", "lab"], "--turn-username and --turn-credential go together"),
         (

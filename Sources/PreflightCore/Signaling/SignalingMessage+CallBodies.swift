@@ -118,10 +118,14 @@ extension SignalingMessage {
     public struct Message: Sendable, Hashable, Codable {
         /// The call between the parties.
         public var callSid: String
-        /// The sender's identifier of the message (returned by `sendMessage`).
+        /// The sender's identifier of the message (returned by `sendMessage`), at most
+        /// ``maximumIdLength`` bytes.
         public var id: String
         /// The message itself.
         public var message: CallMessage
+
+        /// The longest `id`, in bytes of UTF-8: 256 (the SDK's are 34: `KX` and 32 hex digits).
+        public static let maximumIdLength = 256
 
         /// Creates the body.
         public init(callSid: String, id: String, message: CallMessage) {

@@ -10,7 +10,8 @@ import Synchronization
 /// Several devices of one identity ring together; the first `accept` wins and the others get a
 /// `cancel` ("answered elsewhere"). A session is busy while it is a party of a call (the caller,
 /// or the callee that answered); a registered session rings for at most
-/// ``maximumOffersPerSession`` calls at once.
+/// ``maximumOffersPerSession`` calls at once. A caller invites, and a callee is rung, at the
+/// rates of ``CallLimits`` (token buckets in bounded tables, ``SourceRateLimiter``).
 final class CallRouter: Sendable {
     /// What happened to a session's call elsewhere: posted to the session's queue.
     enum Notice: Sendable {
@@ -52,22 +53,34 @@ final class CallRouter: Sendable {
         var busy: [String: String] = [:]
         /// Session id → calls ringing on it.
         var offers: [String: Set<String>] = [:]
+        /// account + identity → the caller's invites.
+        var callers: SourceRateLimiter<String>
+        /// account + identity → the callee's rings.
+        var callees: SourceRateLimiter<String>
     }
 
     /// Calls that may ring on one registered session at once; a further call finds it busy.
     static let maximumOffersPerSession = 4
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let media: MediaService
 
-    init(media: MediaService) {
+    init(media: MediaService, limits: CallLimits = CallLimits()) {
         self.media = media
+        state = Mutex(State(
+            callers: SourceRateLimiter(rate: limits.callerInviteRate, burst: limits.callerInviteBurst, capacity: limits.trackedInviteParties),
+            callees: SourceRateLimiter(rate: limits.calleeRingRate, burst: limits.calleeRingBurst, capacity: limits.trackedInviteParties)))
     }
 
     /// Calls ringing or bridged now.
     var callCount: Int { state.withLock { $0.calls.count } }
 
     private static func key(_ account: String, _ identity: String) -> String { account + "\u{0}" + identity }
+
+    /// A rate for a message: whole numbers without a fraction (`1`, not `1.0`).
+    private static func figure(_ value: Double) -> String {
+        value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
 
     // MARK: Registrar
 
@@ -84,12 +97,21 @@ final class CallRouter: Sendable {
     // MARK: Calls
 
     /// Rings every registered, free device of `identity` for a call from `caller` that carries
-    /// `format` (the `incoming` names it: a device must accept with it).
-    /// - Throws: 31480 when no device is registered, 31486 when every one is busy.
+    /// `format` (the `incoming` names it: a device must accept with it). The caller's invite
+    /// counts first, whatever comes of it; the callee's ring only when devices would ring.
+    /// - Parameter now: seconds on a monotonic clock, for the rate limits.
+    /// - Throws: 70108 when the caller invites too often, 31480 when no device is registered,
+    ///   31486 when every one is busy, 70108 when the callee is rung too often.
     func dial(
-        callSid: String, from caller: Party, identity: String, to: String, params: [String: String], format: AudioPayloadFormat
+        callSid: String, from caller: Party, identity: String, to: String, params: [String: String], format: AudioPayloadFormat,
+        at now: Double
     ) throws(PreflightError) {
         try state.withLock { state throws(PreflightError) in
+            guard state.callers.allow(Self.key(caller.account, caller.identity), at: now) else {
+                throw PreflightError(
+                    code: .inviteRateLimited,
+                    message: "call: this identity invites more often than \(Self.figure(state.callers.rate)) a second (bursts of \(Self.figure(state.callers.burst))); nothing rang")
+            }
             let devices = state.registrations[Self.key(caller.account, identity)]?.values.filter { $0.sessionId != caller.sessionId } ?? []
             guard !devices.isEmpty else {
                 throw PreflightError(code: .calleeUnavailable, message: "call: \(UntrustedText.quoted(to)) has no registered device")
@@ -99,6 +121,11 @@ final class CallRouter: Sendable {
             }
             guard !free.isEmpty else {
                 throw PreflightError(code: .calleeBusy, message: "call: every device of \(UntrustedText.quoted(to)) is busy")
+            }
+            guard state.callees.allow(Self.key(caller.account, identity), at: now) else {
+                throw PreflightError(
+                    code: .inviteRateLimited,
+                    message: "call: \(UntrustedText.quoted(to)) is rung more often than \(Self.figure(state.callees.rate)) a second (bursts of \(Self.figure(state.callees.burst))); nothing rang")
             }
             state.calls[callSid] = Call(
                 callSid: callSid, caller: caller, format: format, ringing: Dictionary(uniqueKeysWithValues: free.map { ($0.sessionId, $0) }))

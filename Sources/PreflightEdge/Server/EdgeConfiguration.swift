@@ -69,6 +69,9 @@ public struct EdgeConfiguration: Sendable {
     /// The longest call between clients; the edge hangs up both parties with 70106 when it is
     /// reached. 4 hours by default.
     public var maximumCallDuration: Duration = .seconds(4 * 3600)
+    /// How fast callers invite and callees are rung, how many calls the Insights log keeps per
+    /// account, how fast sessions and calls post Insights; ``CallLimits``'s defaults by default.
+    public var callLimits = CallLimits()
     /// Application sid → the account sid it belongs to: a call is routed to an application only
     /// for tokens of its account (31002 otherwise). An application without an entry serves every
     /// account of the edge. Empty by default.

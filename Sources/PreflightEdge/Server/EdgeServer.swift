@@ -54,11 +54,11 @@ public final class EdgeServer: Sendable {
     /// The registrar and the calls between clients.
     let calls: CallRouter
     /// The Insights events of recent calls: who may post to which call, and how many they did.
-    let callEvents = CallEventLog()
+    let callEvents: CallEventLog
     /// Reports and call events (``EdgeConfiguration/store``).
     public let store: ReportStore
     /// Hands call events to the store off the signaling path.
-    let storeWriter = StoreWriter()
+    let storeWriter: StoreWriter
     /// The edge's metrics.
     let metrics: EdgeMetrics
     /// The HTTP API's request rates (``EdgeConfiguration/rateLimits``).
@@ -66,6 +66,11 @@ public final class EdgeServer: Sendable {
 
     /// The longest edge name (``EdgeConfiguration/edgeName``, a column of every stored row), bytes.
     public static let maximumEdgeNameLength = 64
+
+    /// Seconds on a monotonic clock (since the edge was made), for the signaling rate limits.
+    var monotonicSeconds: Double { epoch.duration(to: .now).inSeconds }
+    /// When the edge was made, for ``monotonicSeconds``.
+    private let epoch = ContinuousClock.now
 
     /// Signaling sessions admitted now (a valid `hello` and not ended).
     public var sessionCount: Int { admissions.withLock { $0.total } }
@@ -105,7 +110,10 @@ public final class EdgeServer: Sendable {
             ipv6PrefixLength: limits.ipv6PrefixLength)
         tlsContext = try configuration.tls?.makeContext()
         media = MediaService(configuration: configuration.media)
-        calls = CallRouter(media: media)
+        calls = CallRouter(media: media, limits: configuration.callLimits)
+        let callEvents = CallEventLog(limits: configuration.callLimits)
+        self.callEvents = callEvents
+        storeWriter = StoreWriter { callEvents.countNotStored($0.events.count, callSid: $0.callSid, account: $0.account) }
         admissions = Mutex(SessionAdmissions(limits: .init(
             total: configuration.maximumSessions, perAccount: configuration.maximumSessionsPerAccount,
             perIdentity: configuration.maximumSessionsPerIdentity)))

@@ -126,7 +126,8 @@ extension SessionLoop {
         let callSid = "CA" + SignalingSession.hex(&random, bytes: 16)
         var params = invite.params
         params.removeValue(forKey: "To")
-        try edge.calls.dial(callSid: callSid, from: party, identity: identity, to: to, params: params, format: format)
+        try edge.calls.dial(
+            callSid: callSid, from: party, identity: identity, to: to, params: params, format: format, at: edge.monotonicSeconds)
         openLog(callSid: callSid, claims: claims, role: .caller)
         await send(.ringing(callSid: callSid))
         var call = SignalingSession.ActiveCall(
@@ -200,7 +201,9 @@ extension SessionLoop {
 
     /// `insights`: a party's events of a call, kept for `GET /v1/calls/{sid}/events`. Events of a
     /// call this identity was no party of, or beyond the limits of one message, are refused (70002).
-    func record(_ insights: SignalingMessage.Insights) async -> SignalingSession.Disposition {
+    /// Events over the call's cap, the session's rate or the call's are dropped and counted
+    /// (``CallEventLog``); the session goes on.
+    mutating func record(_ insights: SignalingMessage.Insights) async -> SignalingSession.Disposition {
         guard let claims = phase.claims else { return .end }
         guard insights.events.count <= SignalingMessage.Insights.maximumEvents, insights.events.allSatisfy(\.isWithinLimits) else {
             await fail(PreflightError(
@@ -211,7 +214,8 @@ extension SessionLoop {
         }
         let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         guard let kept = edge.callEvents.append(
-            insights.events, callSid: insights.callSid, account: claims.sub, identity: claims.grants.identity ?? "", at: now)
+            insights.events, callSid: insights.callSid, account: claims.sub, identity: claims.grants.identity ?? "", receivedAt: now,
+            session: &insightsBucket, now: edge.monotonicSeconds)
         else {
             await fail(PreflightError(
                 code: .malformed, message: "insights: \(UntrustedText.quoted(insights.callSid)) is not a call of this identity"),
@@ -229,8 +233,9 @@ extension SessionLoop {
     }
 
     /// `message`: a user-defined message for the other party of this session's call; the sender
-    /// learns whether it went (`messageStatus`). Refused, and the session goes on: a type other
-    /// than `user-defined-message` (31210), content over 10 KB (31209), more than 10 in a minute
+    /// learns whether it went (`messageStatus`). Refused, and the session goes on: an `id` over
+    /// 256 bytes (70002, the status carrying its first 256 bytes), a type other than
+    /// `user-defined-message` (31210), content over 10 KB (31209), more than 10 in a minute
     /// (70107), no connected call between clients with that sid (31211).
     mutating func relay(_ message: SignalingMessage.Message) async {
         func refuse(_ code: PreflightError.Code, _ reason: String) async {
@@ -238,6 +243,12 @@ extension SessionLoop {
         }
         let now = ContinuousClock.now
         messageTimes.removeAll { now - $0 > .seconds(CallMessage.rateWindow) }
+        guard message.id.utf8.count <= SignalingMessage.Message.maximumIdLength else {
+            let reason = "call message: the id is over \(SignalingMessage.Message.maximumIdLength) bytes"
+            return await send(.messageStatus(.init(
+                callSid: message.callSid, id: Self.prefix(message.id, bytes: SignalingMessage.Message.maximumIdLength),
+                code: PreflightError.Code.malformed.rawValue, reason: reason)))
+        }
         guard message.message.messageType == "user-defined-message" else {
             return await refuse(.callMessageTypeInvalid, "call message: the type must be user-defined-message")
         }
@@ -254,6 +265,18 @@ extension SessionLoop {
         }
         messageTimes.append(now)
         await send(.messageStatus(.init(callSid: message.callSid, id: message.id)))
+    }
+
+    /// The longest start of `text` within `bytes` bytes of UTF-8, cut between characters' scalars.
+    static func prefix(_ text: String, bytes: Int) -> String {
+        var result = String.UnicodeScalarView()
+        var length = 0
+        for scalar in text.unicodeScalars {
+            length += UTF8.width(scalar)
+            guard length <= bytes else { break }
+            result.append(scalar)
+        }
+        return String(result)
     }
 
     /// Starts the Insights log of a call this session takes part in.

@@ -44,6 +44,8 @@ struct SessionLoop {
     static let mediaLinger: Duration = .seconds(2)
     /// When the session's last call messages went out (at most ``CallMessage/maximumPerWindow``).
     var messageTimes: [ContinuousClock.Instant] = []
+    /// The session's own Insights rate (``CallLimits/sessionInsightsRate``).
+    var insightsBucket: TokenBucket
 
     var edge: EdgeServer { session.edge }
     var configuration: EdgeConfiguration { edge.configuration }
@@ -54,6 +56,7 @@ struct SessionLoop {
         self.inbox = inbox
         self.outbound = outbound
         self.reader = reader
+        insightsBucket = CallEventLog.sessionBucket(session.edge.configuration.callLimits)
     }
 
     mutating func run() async -> SignalingSession.Ending {

@@ -32,8 +32,14 @@ final class StoreWriter: Sendable {
     private let continuation: AsyncStream<Batch>.Continuation
     private let counts = Mutex(Counts())
 
-    init() {
+    /// Told of every batch that is not stored, with why.
+    private let notStored: @Sendable (Batch) -> Void
+
+    /// - Parameter notStored: told of every batch that is not stored (the queue was full, the
+    ///   poster over its quota, the store failed), for the call's `dropped` count.
+    init(notStored: @escaping @Sendable (Batch) -> Void = { _ in }) {
         (stream, continuation) = AsyncStream.makeStream(of: Batch.self, bufferingPolicy: .bufferingOldest(Self.capacity))
+        self.notStored = notStored
     }
 
     /// Events not stored, by why.
@@ -43,6 +49,7 @@ final class StoreWriter: Sendable {
     func enqueue(_ batch: Batch) {
         if case .dropped = continuation.yield(batch) {
             counts.withLock { $0.dropped += batch.events.count }
+            notStored(batch)
         }
     }
 
@@ -55,8 +62,10 @@ final class StoreWriter: Sendable {
                 } catch where error.code == .storeQuotaExceeded {
                     // A flood's refusals are counted, not logged one by one.
                     counts.withLock { $0.overQuota += batch.events.count }
+                    notStored(batch)
                 } catch {
                     counts.withLock { $0.failed += batch.events.count }
+                    notStored(batch)
                     logger.warning("call events not stored", metadata: ["callSid": "\(batch.callSid)", "error": "\(error)"])
                 }
             }

@@ -53,4 +53,7 @@ extension PreflightError.Code {
     public static let callDurationExceeded = Self(70106)
     /// 70107: more than 10 call messages within one minute.
     public static let callMessageRateLimited = Self(70107)
+    /// 70108: an invite to a client was refused: its caller invites, or its callee is rung, more
+    /// often than the edge allows (1 a second with bursts of 10 each by default); nothing rang.
+    public static let inviteRateLimited = Self(70108)
 }

@@ -21,9 +21,13 @@ struct AttackedEdge {
     /// The HTTP/WebSocket port.
     let port: Int
 
-    /// The preflight executable that `swift test` builds beside the test bundle.
+    /// The preflight executable that `swift test` builds beside the test bundle, or the one
+    /// `PREFLIGHT_ATTACK_EXECUTABLE` names (another build, for figures before and after a change).
     static var executable: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        if let path = ProcessInfo.processInfo.environment["PREFLIGHT_ATTACK_EXECUTABLE"], !path.isEmpty {
+            return URL(fileURLWithPath: path)
+        }
+        return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("preflight")
     }
 
