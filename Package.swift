@@ -334,6 +334,8 @@ let package = Package(
                 "PreflightCLI",
                 "PreflightCore",
                 "PreflightEdge",
+                // EdgeHTTPClient: a report uploaded as the SDK uploads it.
+                "PreflightNIO",
                 "PreflightDevices",
                 // PulseAudioServer for the device commands.
                 "PreflightTesting",

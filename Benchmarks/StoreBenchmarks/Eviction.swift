@@ -62,11 +62,11 @@ enum EvictionBenchmark {
             reader.cancel()
             _ = await reader.value
             let evicted = store.rowsEvicted - evictedBefore
-            let steps = (evicted + ReportStore.rowsPerStep - 1) / ReportStore.rowsPerStep
+            let steps = (evicted + store.rowsPerStep - 1) / store.rowsPerStep
             let (reads, slowest) = reading.summary
             print(String(
                 format: "eviction at %8d rows (%d B each, filled in %.1f s): %7d rows evicted in %6.3f s = %9.0f rows/s, %d steps of %d rows, %.2f ms a step; a reader meanwhile: %d reads, slowest %.1f ms",
-                rows, rowBytes, fill, evicted, eviction, Double(evicted) / max(eviction, 1e-9), steps, ReportStore.rowsPerStep,
+                rows, rowBytes, fill, evicted, eviction, Double(evicted) / max(eviction, 1e-9), steps, store.rowsPerStep,
                 eviction / Double(max(steps, 1)) * 1000, reads, slowest * 1000))
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import PreflightCLI
 import PreflightCore
 import PreflightEdge
+import PreflightNIO
 import Synchronization
 import Testing
 
@@ -50,6 +51,24 @@ import Testing
             #expect(try String(contentsOfFile: saved, encoding: .utf8).contains(String(sid)))
             let aggregates = try await Self.run(["report", "aggregates", "--edge", base, "--from", "2000-01-01T00:00:00Z"], edge: edge)
             #expect(aggregates.contains(#""count":1"#), "\(aggregates)")
+        }
+    }
+
+    /// A stored report whose text holds terminal escape sequences (escaped in its JSON) is printed
+    /// with no raw control byte: `report show` cannot retitle, clear or write the admin's clipboard.
+    @Test func showPrintsNoControlByte() async throws {
+        try await LocalEdge.withRunning { edge in
+            let token = try await edge.token(identity: "cli-user")
+            let body = #"{"title":"\u001b]0;pwned\u0007\u001b]52;c;aGk=\u0007\u001b[2J","callSid":"CAnotmine"}"#
+            let reply = try await EdgeHTTPClient.send(
+                edge: edge.signalingURL, method: "POST", path: "/v1/reports?kind=preflightTest", authorization: "Bearer \(token)",
+                body: Array(body.utf8), timeout: .seconds(10), maximumLength: 1 << 16, failure: .malformed)
+            #expect(reply.status == 201)
+            struct Receipt: Decodable { var sid: String }
+            let sid = try JSONDecoder().decode(Receipt.self, from: Data(reply.body)).sid
+            let shown = try await Self.run(["report", "show", sid, "--edge", edge.signalingURL], edge: edge)
+            #expect(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+            #expect(shown.contains("pwned"))
         }
     }
 

@@ -35,7 +35,8 @@ public struct ReportUpload: Sendable, Hashable {
         }
         // RFC 8259 §7: a control character is escaped in a string, and only tab, line feed and
         // carriage return are whitespace outside one; anything else of U+0000–U+001F is not JSON.
-        if let (offset, byte) = bytes.enumerated().first(where: { $0.element < 0x20 && ![0x09, 0x0A, 0x0D].contains($0.element) }) {
+        let contiguous = bytes.withContiguousStorageIfAvailable { Self.firstControlByte(in: $0) }
+        if let (offset, byte) = contiguous ?? Self.firstControlByte(in: Array(bytes)) {
             throw PreflightError(
                 code: .reportRejected, message: "report: a raw control character (0x\(String(byte, radix: 16))) at byte \(offset)")
         }
@@ -75,6 +76,16 @@ public struct ReportUpload: Sendable, Hashable {
         self.kind = kind
         self.summary = summary
         self.body = String(decoding: canonical, as: UTF8.self)
+    }
+
+    /// The first byte of U+0000–U+001F other than tab, line feed and carriage return, and where.
+    static func firstControlByte(in bytes: some RandomAccessCollection<UInt8>) -> (offset: Int, byte: UInt8)? {
+        var offset = 0
+        for byte in bytes {
+            if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D { return (offset, byte) }
+            offset += 1
+        }
+        return nil
     }
 
     /// Whether `sid` is 1–64 ASCII letters, digits, `-` or `_` (safe in a URL path and in HTML).

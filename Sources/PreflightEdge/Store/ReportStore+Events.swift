@@ -40,7 +40,7 @@ extension ReportStore {
                 VALUES \(rows.joined(separator: ", "))
                 """).run()
         }
-        for (owner, added) in owners { try await charge(owner, in: .events, bytes: added.bytes, rows: added.rows) }
+        for (owner, added) in owners { await charge(owner, in: .events, bytes: added.bytes, rows: added.rows) }
     }
 
     /// What an event costs a store: every text column (payload, names, call sid, party, edge,

@@ -1,3 +1,4 @@
+import Logging
 import PreflightCore
 import SQLKit
 import Synchronization
@@ -12,9 +13,9 @@ public struct StoreQuotaRefusal: Error, Sendable, Hashable {
 }
 
 extension ReportStore {
-    /// Rows one eviction or retention statement deletes at most: each statement is short, and
-    /// other queries run between two.
-    public static let rowsPerStep = 256
+    /// Rows one eviction or retention statement deletes at most by default: each statement is
+    /// short, and other queries run between two.
+    public static let defaultRowsPerStep = 256
 
     /// Takes `bytes` in `rows` from `owner`'s quota.
     /// - Throws: ``PreflightError`` `.storeQuotaExceeded` (with a ``StoreQuotaRefusal``) when the
@@ -37,8 +38,9 @@ extension ReportStore {
     }
 
     /// Counts what `owner` stored; an in-memory store past ``memoryLimit`` then evicts (one
-    /// eviction at a time; inserts meanwhile only count).
-    func charge(_ owner: StoreLedger.Owner, in table: StoreLedger.Table, bytes: Int, rows: Int) async throws(PreflightError) {
+    /// eviction at a time; inserts meanwhile only count). What was stored stays stored whatever
+    /// the eviction meets: a failed step is logged, and the next insert past the cap tries again.
+    func charge(_ owner: StoreLedger.Owner, in table: StoreLedger.Table, bytes: Int, rows: Int) async {
         // Only an in-memory store is capped: a file or PostgreSQL store is bounded by the quotas
         // and the retention instead (its ledger would grow with every identity ever seen).
         guard case .sqliteInMemory = location else { return }
@@ -49,7 +51,11 @@ extension ReportStore {
         guard total > memoryLimit else { return }
         guard evicting.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return }
         defer { evicting.store(false, ordering: .releasing) }
-        try await evict()
+        do {
+            try await evict()
+        } catch {
+            logger.warning("store eviction stopped", metadata: ["error": "\(error.message)"])
+        }
     }
 
     /// Evicts an in-memory store down to 90 % of its limit, heaviest owner first
@@ -76,12 +82,12 @@ extension ReportStore {
     /// Deletes `owner`'s oldest rows of `table`, ``rowsPerStep`` at most.
     /// - Returns: the bytes and rows deleted.
     private func deleteOldest(of owner: StoreLedger.Owner, in table: StoreLedger.Table) async throws(PreflightError) -> (bytes: Int, rows: Int) {
-        let name = Self.tableName(table)
+        let (name, step) = (Self.tableName(table), rowsPerStep)
         let rows = try await withDatabase { database in
             try await database.raw("""
                 DELETE FROM \(unsafeRaw: name) WHERE rowid IN (SELECT rowid FROM \(unsafeRaw: name)
                     WHERE account = \(bind: owner.account) AND identity = \(bind: owner.identity)
-                    ORDER BY received_at, rowid LIMIT \(literal: Self.rowsPerStep))
+                    ORDER BY received_at, rowid LIMIT \(literal: step))
                 RETURNING stored_bytes
                 """).all()
         }
@@ -102,7 +108,7 @@ extension ReportStore {
                 while true {
                     let deleted = try await deleteExpired(of: account, in: table, before: cutoff)
                     if table == .reports { reports += deleted }
-                    if deleted < Self.rowsPerStep { break }
+                    if deleted < rowsPerStep { break }
                 }
             }
         }
@@ -113,13 +119,13 @@ extension ReportStore {
     /// received before `cutoff`.
     /// - Returns: the rows deleted.
     private func deleteExpired(of account: String, in table: StoreLedger.Table, before cutoff: Int64) async throws(PreflightError) -> Int {
-        let name = Self.tableName(table)
+        let (name, step) = (Self.tableName(table), rowsPerStep)
         let rows = try await withDatabase { database in
             // SQLite names a row by rowid, PostgreSQL by ctid.
             let row = database.dialect.name == "postgresql" ? "ctid" : "rowid"
             return try await database.raw("""
                 DELETE FROM \(unsafeRaw: name) WHERE \(unsafeRaw: row) IN (SELECT \(unsafeRaw: row) FROM \(unsafeRaw: name)
-                    WHERE account = \(bind: account) AND received_at < \(bind: cutoff) LIMIT \(literal: Self.rowsPerStep))
+                    WHERE account = \(bind: account) AND received_at < \(bind: cutoff) LIMIT \(literal: step))
                 RETURNING identity, stored_bytes
                 """).all()
         }

@@ -35,7 +35,7 @@ extension ReportStore {
         guard inserted else {
             throw PreflightError(code: .reportConflict, message: "store: a report \(report.sid) is already stored")
         }
-        try await charge(owner, in: .reports, bytes: bytes, rows: 1)
+        await charge(owner, in: .reports, bytes: bytes, rows: 1)
     }
 
     /// What a report costs a store: every text column (the body, the sid, the account, identity

@@ -34,6 +34,8 @@ public final class ReportStore: Sendable {
     let quotaEpoch = ContinuousClock.now
     /// Rows an in-memory store evicted so far.
     let evictedRows = Atomic<Int>(0)
+    /// Rows one eviction or retention statement deletes at most.
+    public let rowsPerStep: Int
     let logger: Logger
     private let postgres: PostgresClient?
     private let state = Mutex<State>(.opening([:], nextID: 0))
@@ -56,11 +58,14 @@ public final class ReportStore: Sendable {
     let evicting = Atomic<Bool>(false)
 
     /// Creates a store; nothing is opened until ``run()``.
-    /// - Parameter quota: what each identity and account may store per window (``StoreQuota``).
+    /// - Parameters:
+    ///   - quota: what each identity and account may store per window (``StoreQuota``).
+    ///   - rowsPerStep: rows one eviction or retention statement deletes at most (at least 1).
     public init(
         location: StoreLocation, logger: Logger, queryTimeout: Duration = .seconds(10), memoryLimit: Int = 64 << 20,
-        quota: StoreQuota.Limits = StoreQuota.Limits()
+        quota: StoreQuota.Limits = StoreQuota.Limits(), rowsPerStep: Int = ReportStore.defaultRowsPerStep
     ) {
+        self.rowsPerStep = max(1, rowsPerStep)
         self.location = location
         self.logger = logger
         self.queryTimeout = queryTimeout

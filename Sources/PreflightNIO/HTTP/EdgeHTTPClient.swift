@@ -102,9 +102,13 @@ public enum EdgeHTTPClient {
                 head.headers.add(name: "Content-Type", value: "application/json")
                 head.headers.add(name: "Content-Length", value: String(body.count))
             }
-            try await outbound.write(.head(head))
-            if let body = request.body { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
-            try await outbound.write(.end(nil))
+            // The whole request in one write: written part by part, a small one could be answered
+            // (and the connection closed, `Connection: close`) before its last part went out,
+            // whose write would then fail with the answer waiting unread.
+            var parts: [HTTPClientRequestPart] = [.head(head)]
+            if let body = request.body { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+            parts.append(.end(nil))
+            try await outbound.write(contentsOf: parts)
             var status: UInt = 0
             var body: [UInt8] = []
             for try await part in inbound {

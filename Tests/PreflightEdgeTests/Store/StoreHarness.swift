@@ -8,9 +8,10 @@ import PreflightTesting
 enum StoreHarness {
     /// `body` with an open store at `location`.
     static func withStore<Value: Sendable>(
-        _ location: StoreLocation, _ body: @Sendable (ReportStore) async throws -> Value
+        _ location: StoreLocation, rowsPerStep: Int = ReportStore.defaultRowsPerStep,
+        _ body: @Sendable (ReportStore) async throws -> Value
     ) async throws -> Value {
-        let store = ReportStore(location: location, logger: Logger(label: "test.store"))
+        let store = ReportStore(location: location, logger: Logger(label: "test.store"), rowsPerStep: rowsPerStep)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await store.run() }
             defer { group.cancelAll() }

@@ -57,7 +57,7 @@ extension AttackTests {
         /// Finding 3: one identity's flood of an in-memory store evicts its own reports first;
         /// another identity of the account and its reports stay.
         @Test func oneIdentitysFloodEvictsItsOwnReportsFirst() async throws {
-            let edge = try await AttackedEdge.start(["--memory-store-mib", "4", "--quota-identity-mib", "64"])
+            let edge = try await AttackedEdge.start(["--memory-store-mib", "1", "--quota-identity-mib", "64"])
             defer { edge.stop() }
             let alice = try await edge.token(identity: "alice")
             for index in 0..<3 {
@@ -65,24 +65,24 @@ extension AttackTests {
             }
             let mallory = try await edge.token(identity: "mallory")
             var stored = 0
-            for _ in 0..<30 where try await Endpoints.post(edge, Self.padded(500_000), token: mallory).0 == 201 { stored += 1 }
+            for _ in 0..<30 where try await Endpoints.post(edge, Self.padded(100_000), token: mallory).0 == 201 { stored += 1 }
             let counters = try await edge.status()
             let kept = try await Endpoints.get(edge, "/v1/reports?identity=alice&pageSize=200")
             let alices = kept.1.components(separatedBy: #""sid""#).count - 1
             let mallorys = try await Endpoints.get(edge, "/v1/reports?identity=mallory&pageSize=200").1.components(separatedBy: #""sid""#).count - 1
-            print("eviction: mallory stored \(stored) × 500 KB into a 4 MiB store (\(counters["rowsEvicted"] ?? 0) rows evicted, \(mallorys) of hers left); alice kept \(alices) of 3")
+            print("eviction: mallory stored \(stored) × 100 KB into a 1 MiB store (\(counters["rowsEvicted"] ?? 0) rows evicted, \(mallorys) of hers left); alice kept \(alices) of 3")
             #expect(stored >= 20)
             #expect((counters["rowsEvicted"] ?? 0) > 0)
             #expect(alices == 3)
-            #expect((counters["storedBytes"] ?? .max) <= 4 << 20)
+            #expect((counters["storedBytes"] ?? .max) <= 1 << 20)
             try await edge.expectAlive()
         }
 
-        /// Finding 2: while five identities flood an in-memory store far past its cap (uploads and
+        /// Finding 2: while three identities flood an in-memory store far past its cap (uploads and
         /// Insights events, evicted step by step), every read of the admin is answered, and answered
         /// the moment the flood stops.
         @Test func theStoreAnswersDuringAndAfterAFlood() async throws {
-            let edge = try await AttackedEdge.start(["--memory-store-mib", "4", "--quota-identity-mib", "64"])
+            let edge = try await AttackedEdge.start(["--memory-store-mib", "1", "--quota-identity-mib", "64"])
             defer { edge.stop() }
             let flooding = Shared(true)
             let reader = Task { () -> [Duration] in
@@ -98,11 +98,13 @@ extension AttackTests {
             }
             // Insights: one echo call posting 6 events of 8 KB a message.
             let call = try await AttackCall.open(on: edge, identity: "poster")
-            for message in 0..<60 { try await call.signaling.send(Self.insights(call.callSid, count: 6, start: message * 6)) }
+            for message in 0..<40 { try await call.signaling.send(Self.insights(call.callSid, count: 6, start: message * 6)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for identity in 0..<5 {
+                for identity in 0..<3 {
                     let token = try await edge.token(identity: "flood\(identity)")
-                    group.addTask { for _ in 0..<30 { _ = try await Endpoints.post(edge, Self.padded(300_000), token: token) } }
+                    // An upload's own fate does not matter here (on a starved machine one may pass the
+                    // header timeout): the reads do.
+                    group.addTask { for _ in 0..<30 { _ = try? await Endpoints.post(edge, Self.padded(100_000), token: token) } }
                 }
                 try await group.waitForAll()
             }
@@ -127,7 +129,7 @@ extension AttackTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let path = directory.appendingPathComponent("store.db").path
-            let edge = try await AttackedEdge.start(["--database", "sqlite:\(path)"])
+            let edge = try await AttackedEdge.start(["--database", "sqlite:\(path)", "--quota-identity-mib", "2"])
             defer { edge.stop() }
             let token = try await edge.token(identity: "mallory")
             func size() -> Int {
@@ -138,17 +140,17 @@ extension AttackTests {
             let before = size()
             var statuses: [UInt: Int] = [:]
             var quotaRefusal = ""
-            for _ in 0..<40 {
-                let (status, text) = try await Endpoints.post(edge, Self.padded(1_000_000), token: token)
+            for _ in 0..<20 {
+                let (status, text) = try await Endpoints.post(edge, Self.padded(250_000), token: token)
                 statuses[status, default: 0] += 1
                 if Endpoints.code(text) == 70708 { quotaRefusal = text }
             }
             let grown = size() - before
-            print("quota: 40 uploads of 1 MB from one token → \(statuses); the file store grew \(grown) bytes (quota 16 MiB an hour)")
-            #expect((statuses[201] ?? 0) <= 16)
+            print("quota: 20 uploads of 250 KB from one token → \(statuses); the file store grew \(grown) bytes (quota 2 MiB an hour)")
+            #expect((statuses[201] ?? 0) <= 8)
             // The database file and its write-ahead log: the log holds the pages a second time until
             // a checkpoint, so up to twice the quota.
-            #expect(grown <= 32 << 20, "grew \(grown) bytes")
+            #expect(grown <= 4 << 20, "grew \(grown) bytes")
             #expect(quotaRefusal.contains("identity"), "\(quotaRefusal)")
             // Another identity of the account stores on.
             #expect(try await Endpoints.post(edge, Self.padded(1000), token: try await edge.token(identity: "alice")).0 == 201)
@@ -161,15 +163,15 @@ extension AttackTests {
             let edge = try await AttackedEdge.start(["--quota-identity-mib", "64"])
             defer { edge.stop() }
             let token = try await edge.token(identity: "mallory")
-            let long = String(repeating: "e", count: 400_000)
+            let long = String(repeating: "e", count: 100_000)
             var bodies = 0
-            for _ in 0..<20 {
+            for _ in 0..<10 {
                 let body = Array(#"{"edge":"\#(long)","selectedEdge":"\#(long)"}"#.utf8)
                 if try await Endpoints.post(edge, body, token: token).0 == 201 { bodies += body.count }
             }
             let (status, listing) = try await Endpoints.get(edge, "/v1/reports?pageSize=200")
             let counters = try await edge.status()
-            print("capped columns: 20 reports with 400 KB edge names; a 200-row listing is \(listing.utf8.count) bytes; storedBytes \(counters["storedBytes"] ?? 0) for \(bodies) bytes of bodies")
+            print("capped columns: 10 reports with 100 KB edge names; a 200-row listing is \(listing.utf8.count) bytes; storedBytes \(counters["storedBytes"] ?? 0) for \(bodies) bytes of bodies")
             #expect(status == 200)
             #expect(listing.utf8.count < 64 * 1024)
             #expect(!listing.contains(String(repeating: "e", count: 300)))
