@@ -289,6 +289,15 @@ REPORT_UPLOADS = [
     b'\x00{"callSid":"../x"}',
 ]
 
+# Checks to the ICE harness's agent (ufrag "fuzz", its password KEY) from the edge ("edge").
+ICE_CHECKS = [
+    stun(0x0001, [attr(0x0006, b"fuzz:edge"), attr(0x0024, struct.pack("!I", 1845501695)), attr(0x8029, b"\0" * 7 + b"\x2a")],
+         integrity=KEY, fingerprint=True),
+    stun(0x0001, [attr(0x0006, b"fuzz:edge")], integrity=KEY),
+    stun(0x0001, [attr(0x0006, b"edge:fuzz")], integrity=KEY, fingerprint=True),
+    stun(0x0101, [attr(0x0020, xor_address(5000, 0x0A000001))], integrity=KEY, fingerprint=True),
+]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
@@ -298,6 +307,7 @@ CORPORA = {
     "FuzzVideoFrame": VIDEO_FRAMES,
     "FuzzOpus": OPUS,
     "FuzzConnectivityCheck": CONNECTIVITY,
+    "FuzzICECheck": ICE_CHECKS,
     "FuzzReportUpload": REPORT_UPLOADS,
 }
 

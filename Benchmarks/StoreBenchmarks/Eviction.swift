@@ -15,34 +15,40 @@ enum EvictionBenchmark {
     static let batch = 100
 
     /// Fills an in-memory store to `rows` rows of call events (one flooding identity holding nine
-    /// in ten, a thousand others the rest), sized so that the next batch crosses its cap, then adds
-    /// that batch while a reader lists reports every 5 ms.
+    /// in ten, a thousand others the rest) under a cap 1 % above what they take, then adds batches
+    /// until one crosses the cap and evicts, while a reader lists reports every 5 ms.
     static func measure(rows: Int, logger: Logger) async throws {
         let event = StoredCallEvent(
             party: "caller", event: InsightsEvent(group: "connection", name: "ice-connection-state", timestamp: 1, payload: ["state": "connected"]),
             receivedAt: 0, edge: "ashburn", identity: "flood")
         let unlimited = StoreQuota.Limits(identityBytes: .max / 4, identityRows: .max / 4, accountBytes: .max / 4, accountRows: .max / 4)
-        // What one such row costs the store, from a probe store.
-        let rowBytes = try await probeRowBytes(event, quota: unlimited, logger: logger)
-        let store = ReportStore(location: .sqliteInMemory, logger: logger, memoryLimit: rowBytes * rows, quota: unlimited)
+        // What one such row costs the store (the longest identity's), from a probe store.
+        var longest = event
+        longest.identity = "user999"
+        let rowBytes = try await probeRowBytes(longest, quota: unlimited, logger: logger)
+        let store = ReportStore(location: .sqliteInMemory, logger: logger, memoryLimit: rowBytes * rows / 100 * 101, quota: unlimited)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await store.run() }
             defer { group.cancelAll() }
             try await store.waitUntilReady()
             let fillStart = ContinuousClock.now
             var stored = 0
-            while stored < rows {
-                let identity = stored % 10 == 9 ? "user\((stored / 10) % 1000)" : "flood"
-                var events = Array(repeating: event, count: min(batch, rows - stored))
+            func add(_ count: Int) async throws {
+                var events = Array(repeating: event, count: count)
                 for index in events.indices {
-                    events[index].identity = identity
+                    events[index].identity = (stored + index) % 10 == 9 ? "user\(((stored + index) / 10) % 1000)" : "flood"
                     events[index].receivedAt = Int64(stored + index)
                 }
                 try await store.appendEvents(events, callSid: "CA\(stored / 10_000)", account: "AC1")
-                stored += events.count
+                stored += count
             }
+            while stored < rows { try await add(min(batch, rows - stored)) }
             let fill = seconds(fillStart.duration(to: .now))
-            // A reader of the same store while the next batch evicts.
+            guard store.rowsEvicted == 0 else {
+                print("eviction at \(rows) rows: the fill itself evicted \(store.rowsEvicted) rows; no figure")
+                return
+            }
+            // A reader of the same store while batches go on until one evicts.
             let reading = ReaderStats()
             let reader = Task {
                 while !Task.isCancelled {
@@ -52,21 +58,20 @@ enum EvictionBenchmark {
                     try? await Task.sleep(for: .milliseconds(5))
                 }
             }
-            try await Task.sleep(for: .milliseconds(50))
-            let evictedBefore = store.rowsEvicted
-            var crossing = Array(repeating: event, count: batch)
-            for index in crossing.indices { crossing[index].receivedAt = Int64(rows + index) }
-            let start = ContinuousClock.now
-            try await store.appendEvents(crossing, callSid: "CAlast", account: "AC1")
-            let eviction = seconds(start.duration(to: .now))
+            var eviction = 0.0
+            while store.rowsEvicted == 0, stored < rows * 2 {
+                let start = ContinuousClock.now
+                try await add(batch)
+                eviction = seconds(start.duration(to: .now))
+            }
             reader.cancel()
             _ = await reader.value
-            let evicted = store.rowsEvicted - evictedBefore
+            let evicted = store.rowsEvicted
             let steps = (evicted + store.rowsPerStep - 1) / store.rowsPerStep
             let (reads, slowest) = reading.summary
             print(String(
                 format: "eviction at %8d rows (%d B each, filled in %.1f s): %7d rows evicted in %6.3f s = %9.0f rows/s, %d steps of %d rows, %.2f ms a step; a reader meanwhile: %d reads, slowest %.1f ms",
-                rows, rowBytes, fill, evicted, eviction, Double(evicted) / max(eviction, 1e-9), steps, store.rowsPerStep,
+                stored, rowBytes, fill, evicted, eviction, Double(evicted) / max(eviction, 1e-9), steps, store.rowsPerStep,
                 eviction / Double(max(steps, 1)) * 1000, reads, slowest * 1000))
         }
     }

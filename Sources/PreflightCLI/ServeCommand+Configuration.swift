@@ -88,6 +88,9 @@ extension ServeCommand {
         configuration.routes = dialRoutes.isEmpty ? LocalEdge.defaultRoutes : try DialRoutes.parse(dialRoutes)
         configuration.maximumCallDuration = .seconds(
             try NumberSetting.maxCallDuration.value(option: maxCallDuration, environment: environment))
+        if inviteRate == nil, let text = environment["PREFLIGHT_INVITE_RATE"], Double(text) == nil {
+            throw ValidationError("PREFLIGHT_INVITE_RATE must be a number, got \"\(text.prefix(40))\"")
+        }
         if let rate = inviteRate ?? environment["PREFLIGHT_INVITE_RATE"].flatMap(Double.init) {
             guard rate > 0, rate.isFinite else { throw ValidationError("--invite-rate must be positive, got \(rate)") }
             configuration.callLimits.callerInviteRate = rate

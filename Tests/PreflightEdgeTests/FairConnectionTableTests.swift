@@ -148,6 +148,20 @@ import Testing
         #expect(table.sourceCount == 4)
     }
 
+    /// Two sources a connection apart do not take each other's connections in turn: a preemption
+    /// needs a gap of two (or a source with none), so each one narrows the gap.
+    @Test func sourcesOneApartDoNotFlipFlop() {
+        var table = Table(maximumConnections: 5, maximumConnectionsPerSource: 64)
+        var tickets: [Int: Table.Ticket] = [:]
+        for connection in 1...3 { _ = Self.admit(&table, connection, from: "a", tickets: &tickets) }
+        for connection in 4...5 { _ = Self.admit(&table, connection, from: "b", tickets: &tickets) }
+        // b holds 2, a holds 3: a newcomer of b would only make b the heavier one.
+        #expect(Self.admit(&table, 6, from: "b", tickets: &tickets) == .refusedFull)
+        #expect(table.connections(from: "a") == 3 && table.connections(from: "b") == 2)
+        // A source with none still gets a place from the heaviest.
+        #expect(Self.admit(&table, 7, from: "c", tickets: &tickets) == .preempted(3))
+    }
+
     /// Random admissions, releases and preemptions against a table that searches every source:
     /// the same decisions, and nothing is left behind once everything is released.
     @Test func agreesWithAnExhaustiveSearch() {
@@ -173,7 +187,9 @@ import Testing
                 expected = .refusedAtSourceCap
             } else if total < 30 {
                 expected = .admitted
-            } else if let heaviest, heaviest.value.count > held, let victim = heaviest.value.last {
+            } else if let heaviest, heaviest.value.count >= held + 2 || (held == 0 && heaviest.value.count > 0),
+                let victim = heaviest.value.last
+            {
                 expected = .preempted(victim)
             } else {
                 expected = .refusedFull

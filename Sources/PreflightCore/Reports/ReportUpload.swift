@@ -23,8 +23,8 @@ public struct ReportUpload: Sendable, Hashable {
     /// Reads an upload.
     /// - Throws: ``PreflightError`` `.reportRejected` for a body over the cap, with a byte order
     ///   mark or a raw control character, not UTF-8, not a JSON object, with a measured field out
-    ///   of its range (MOS 1–5, RTT and jitter 0–600,000 ms, ICE connection time 0–3,600,000 ms,
-    ///   finite numbers only), or a sid that is not 1–64 letters, digits, `-` or `_`.
+    ///   of its range (MOS 0–5, 0 for none measured; RTT and jitter 0–600,000 ms, ICE connection
+    ///   time 0–3,600,000 ms; finite numbers only), or a sid that is not 1–64 letters, digits, `-` or `_`.
     public init(kind: ReportKind, body bytes: some Collection<UInt8>) throws(PreflightError) {
         guard bytes.count <= Self.maximumLength else {
             throw PreflightError(code: .reportRejected, message: "report: \(bytes.count) bytes exceed \(Self.maximumLength)")

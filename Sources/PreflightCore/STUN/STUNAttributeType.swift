@@ -67,4 +67,13 @@ public struct STUNAttributeType: RawRepresentable, Hashable, Sendable, Comparabl
     public static let iceControlled = Self(rawValue: 0x8029)
     /// ICE-CONTROLLING (0x802A, RFC 8445).
     public static let iceControlling = Self(rawValue: 0x802A)
+    /// CONSENT-NONCE (0xC0F1): Preflight's own, comprehension-optional, so any other STUN agent
+    /// ignores it. The edge puts 16 random bytes in its consent request to a probe's client
+    /// (docs/protocol.md, "Last-mile probe"), and only a Preflight client echoes them in its
+    /// answer: another ICE agent that happens to hold the credentials a hostile client claimed
+    /// answers without it, and grants nothing.
+    public static let consentNonce = Self(rawValue: 0xC0F1)
+
+    /// The longest CONSENT-NONCE a client echoes, bytes.
+    public static let maximumConsentNonceLength = 32
 }

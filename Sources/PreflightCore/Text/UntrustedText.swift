@@ -54,7 +54,8 @@ public enum UntrustedText {
         for scalar in text.unicodeScalars {
             let value = scalar.value
             if (value < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(value) || (0x2028...0x2029).contains(value)
-                || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+                || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value) || (0x200E...0x200F).contains(value)
+                || value == 0x061C
             {
                 out += "\\u{" + String(value, radix: 16) + "}"
             } else {

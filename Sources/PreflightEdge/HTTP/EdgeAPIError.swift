@@ -40,6 +40,8 @@ struct EdgeAPIError: HTTPResponseError {
         case .reportRejected, .invalidQuery: .badRequest
         case .reportConflict: .conflict
         case .reportNotFound: .notFound
+        // Larger than a whole window's allowance: no wait would let it in.
+        case .storeQuotaExceeded where (error.underlying as? StoreQuotaRefusal)?.retryAfter.isFinite == false: .contentTooLarge
         case .reportRateLimited, .storeQuotaExceeded: .tooManyRequests
         case .storeUnavailable, .edgeAtCapacity: .serviceUnavailable
         case let code where (20100...20199).contains(code.rawValue): .unauthorized
@@ -65,8 +67,8 @@ struct EdgeAPIError: HTTPResponseError {
 
     /// Whole seconds until a refused request may succeed: a quota's, or a rate limit's (1 s).
     var retryAfter: Int? {
-        if let refusal = error.underlying as? StoreQuotaRefusal, refusal.retryAfter.isFinite {
-            return max(1, Int(refusal.retryAfter.rounded(.up)))
+        if let refusal = error.underlying as? StoreQuotaRefusal {
+            return refusal.retryAfter.isFinite ? max(1, Int(min(refusal.retryAfter, 1e9).rounded(.up))) : nil
         }
         return error.code == .reportRateLimited ? 1 : nil
     }

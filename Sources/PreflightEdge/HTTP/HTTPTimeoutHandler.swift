@@ -12,10 +12,12 @@ import NIOCore
 ///   the edge sends) for ``writeStallTimeout``; this one applies after the upgrade too, so a
 ///   WebSocket client that floods pings and never reads the pongs cannot hold its connection.
 ///
-/// It also caps a request head at ``EdgeHTTPLimits/maximumHeadLength`` bytes: a longer one is
-/// answered `431 Request Header Fields Too Large` and the connection closed, before the HTTP
-/// decoder or any route reads the rest (an 80 KB `Authorization` header costs 16 KiB of reading,
-/// nothing more).
+/// It also caps a request head at ``EdgeHTTPLimits/maximumHeadLength`` bytes: a head that
+/// reaches the cap before it ends is answered `431 Request Header Fields Too Large` and the
+/// connection closed, and the rest is never read (an 80 KB `Authorization` header costs 16 KiB of
+/// reading, nothing more). It counts the heads it waits for; a request pipelined behind one still
+/// being answered is counted by nothing here, but by the HTTP decoder's own 80 KiB limit and the
+/// routes' caps on `Authorization` (1 KiB for an API key, 8 KiB for a token, refused unread).
 ///
 /// The handler watches the response heads the server writes: after one a new request may
 /// begin, and after `101 Switching Protocols` the connection is a WebSocket and both timeouts
@@ -40,6 +42,9 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case upgraded
         /// Closed by a timeout, or the connection ended.
         case finished
+        /// The head was over the cap: the 431 went out, the connection is closing, and nothing
+        /// more is read.
+        case refused
     }
 
     private let headerTimeout: TimeAmount
@@ -96,6 +101,8 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // A refused head's connection is closing: what follows goes nowhere.
+        guard phase != .refused else { return }
         if phase != .upgraded, phase != .finished {
             lastActivity = context.eventLoop.now
             let buffer = unwrapInboundIn(data)
@@ -121,17 +128,18 @@ final class HTTPTimeoutHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
-    /// A head over the cap: 431, then the connection closes; nothing more is read.
+    /// A head over the cap: 431, and the connection closes at once (a client that reads nothing
+    /// does not hold it open with an unwritten answer); nothing more is read.
     private func refuseHead(context: ChannelHandlerContext) {
         limiter?.countHeadTooLarge()
         stop()
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: Self.headTooLarge))).whenComplete { _ in
-            context.close(promise: nil)
-        }
+        phase = .refused
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: Self.headTooLarge)), promise: nil)
+        context.close(promise: nil)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if phase != .upgraded, phase != .finished {
+        if phase != .upgraded, phase != .finished, phase != .refused {
             lastActivity = context.eventLoop.now
             if phase == .readingHead || phase == .awaitingResponse, let status = Self.responseStatus(unwrapOutboundIn(data)) {
                 headerTimer?.cancel()

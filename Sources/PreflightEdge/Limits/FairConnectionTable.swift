@@ -5,9 +5,12 @@
 /// The rules, for a new connection from a source that holds `c` connections:
 /// - `c` at the per-source maximum: refused.
 /// - Room in all: admitted.
-/// - The table full: admitted if some source holds more than `c`, in place of one connection of
-///   a heaviest source, which the caller closes; refused otherwise (its source is among the
-///   heaviest already).
+/// - The table full: admitted in place of one connection of a heaviest source, which the caller
+///   closes, if that source holds at least two more than `c`, or `c` is 0 and it holds any (a
+///   source with no place always gets one from the heaviest); refused otherwise. The gap of two
+///   makes each preemption narrow the difference between two sources: at a difference of one it
+///   would only swap which of them is heavier, and two sources holding several connections each
+///   would take each other's live sessions in turn for as long as they reconnect.
 ///
 /// So a full table is shared out fairly instead of first come, first served: whoever holds the
 /// most gives way to whoever holds fewer, and an attacker with many sources who churns
@@ -108,7 +111,9 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
         let held = connections(from: source)
         guard held < maximumConnectionsPerSource else { return .refusedAtSourceCap }
         guard count >= maximumConnections else { return .admitted(add(connection, from: source)) }
-        guard let heaviest = heap.first, heaviest.weight.count > held, let victim = removeNewest(of: heaviest.source) else {
+        guard let heaviest = heap.first, heaviest.weight.count >= held + 2 || (held == 0 && heaviest.weight.count > 0),
+            let victim = removeNewest(of: heaviest.source)
+        else {
             return .refusedFull
         }
         return .admittedPreempting(add(connection, from: source), victim: victim)

@@ -127,13 +127,15 @@ extension MediaService {
 
     /// A Binding success response: the answer of a probe's client to the edge's consent request
     /// (``ProbeConsent``) when it comes from the address asked, carries an outstanding request's
-    /// transaction ID and verifies with the client's password; then consent is granted.
+    /// transaction ID and CONSENT-NONCE, and verifies with the client's password; then consent is
+    /// granted.
     /// - Returns: whether it was such an answer.
     private func takeConsent(_ layout: STUNMessageLayout, in buffer: UnsafeRawBufferPointer, from key: SourceKey) -> Bool {
         let now = self.now
         return state.withLock { state in
             guard let peer = state.verified[key], state.sessions.contains(peer.session),
-                let probe = state.sessions[peer.session].probe, probe.consent.awaits(layout.transactionID, from: key),
+                let probe = state.sessions[peer.session].probe, let nonce = probe.consent.nonce(awaitedFor: layout.transactionID, from: key),
+                layout.value(of: .consentNonce, in: buffer, equals: nonce),
                 (try? layout.verifyIntegrity(key: probe.clientKey, in: buffer)) != nil
             else { return false }
             state.sessions[peer.session].probe?.consent.grant(layout.transactionID, now: now)

@@ -137,12 +137,15 @@ extension MediaService {
             probe.consent.isDue(for: key, now: now)
         else { return nil }
         let transactionID = STUNTransactionID.random()
+        var random = SystemRandomNumberGenerator()
+        let nonce = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
         let request = STUNMessage(
             type: STUNMessageType(method: .binding, class: .request), transactionID: transactionID,
             attributes: [
                 .username("\(session.credentials.remoteUfrag):\(session.credentials.localUfrag)"),
                 .priority(ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1)),
-                .iceControlled(UInt64.random(in: 0...UInt64.max)),
+                .iceControlled(random.next()),
+                .unknown(type: STUNAttributeType.consentNonce.rawValue, value: nonce[...]),
             ])
         guard let bytes = try? request.encoded(integrityKey: probe.clientKey, fingerprint: true) else { return nil }
         var sendsNow = state.verified[key]?.budget.spend(bytes: bytes.count) ?? false
@@ -150,7 +153,7 @@ extension MediaService {
             state.verified[key]?.mayAskBeyondBudget = false
             sendsNow = true
         }
-        state.sessions[localUfrag]?.probe?.consent.ask(key, transactionID: sendsNow ? transactionID : nil, now: now)
+        state.sessions[localUfrag]?.probe?.consent.ask(key, transactionID: sendsNow ? transactionID : nil, nonce: nonce, now: now)
         guard sendsNow else {
             state.counters.consentRequestsWithheld += 1
             return nil

@@ -27,8 +27,9 @@ import PreflightCore
 /// - **Cost.** Each request is charged to the address's ``SendBudget`` like any datagram the edge
 ///   sends, so a client pays for the next request with its answer to the last; only the first
 ///   request to a verified address may go beyond the budget (``MediaService/VerifiedPeer``'s
-///   one-datagram allowance), so an address that never answers gets at most that one datagram
-///   besides its checks' answers.
+///   one-datagram allowance). An address that never answers gets that one request, and a further
+///   one a second only as long as datagrams from it (which a spoofer could send) pay for them,
+///   one for one: never more than it sent.
 struct ProbeConsent: Sendable {
     /// Seconds between requests while a downlink may run.
     static let interval = 1.0
@@ -45,8 +46,8 @@ struct ProbeConsent: Sendable {
     private(set) var askedAt: Double?
     /// When ``address`` was first asked, seconds.
     private(set) var firstAskedAt: Double?
-    /// The newest requests' transaction IDs, oldest first.
-    private(set) var outstanding: [STUNTransactionID] = []
+    /// The newest requests' transaction IDs and nonces, oldest first.
+    private(set) var outstanding: [(transactionID: STUNTransactionID, nonce: [UInt8])] = []
 
     init() {}
 
@@ -57,11 +58,11 @@ struct ProbeConsent: Sendable {
         return now - askedAt >= Self.interval
     }
 
-    /// Records a request sent to `peer` under `transactionID` at `now`, or (`nil`) one that was
-    /// due but not sent (the address's budget held it back): the next is due an ``interval``
-    /// later either way. A request to another address than the last forgets the earlier
-    /// address's consent.
-    mutating func ask(_ peer: SourceKey, transactionID: STUNTransactionID?, now: Double) {
+    /// Records a request sent to `peer` under `transactionID` with `nonce` at `now`, or (`nil`)
+    /// one that was due but not sent (the address's budget held it back): the next is due an
+    /// ``interval`` later either way. A request to another address than the last forgets the
+    /// earlier address's consent.
+    mutating func ask(_ peer: SourceKey, transactionID: STUNTransactionID?, nonce: [UInt8] = [], now: Double) {
         if address != peer {
             address = peer
             grantedAt = nil
@@ -69,22 +70,29 @@ struct ProbeConsent: Sendable {
             firstAskedAt = now
         }
         if let transactionID {
-            outstanding.append(transactionID)
+            outstanding.append((transactionID, nonce))
             if outstanding.count > Self.remembered { outstanding.removeFirst(outstanding.count - Self.remembered) }
         }
         askedAt = now
     }
 
-    /// Whether `transactionID` from `source` answers an outstanding request: the caller then
-    /// verifies its integrity and calls ``grant(_:now:)``.
+    /// The nonce the answer to `transactionID` from `source` must echo, when it answers an
+    /// outstanding request: the caller then checks the echo and the integrity and calls
+    /// ``grant(_:now:)``.
+    func nonce(awaitedFor transactionID: STUNTransactionID, from source: SourceKey) -> [UInt8]? {
+        guard address == source else { return nil }
+        return outstanding.first { $0.transactionID == transactionID }?.nonce
+    }
+
+    /// Whether `transactionID` from `source` answers an outstanding request.
     func awaits(_ transactionID: STUNTransactionID, from source: SourceKey) -> Bool {
-        address == source && outstanding.contains(transactionID)
+        nonce(awaitedFor: transactionID, from: source) != nil
     }
 
     /// An answer to `transactionID` that verified came at `now`: consent is granted (each
     /// request's answer counts once).
     mutating func grant(_ transactionID: STUNTransactionID, now: Double) {
-        guard let index = outstanding.firstIndex(of: transactionID) else { return }
+        guard let index = outstanding.firstIndex(where: { $0.transactionID == transactionID }) else { return }
         outstanding.remove(at: index)
         grantedAt = max(grantedAt ?? now, now)
     }

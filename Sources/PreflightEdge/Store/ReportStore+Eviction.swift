@@ -30,7 +30,7 @@ extension ReportStore {
             scope == .identity
             ? "\(limits.identityBytes) bytes and \(limits.identityRows) rows"
             : "\(limits.accountBytes) bytes and \(limits.accountRows) rows"
-        let when = retryAfter.isFinite ? "; room again in \(Int(retryAfter.rounded(.up))) s" : ""
+        let when = retryAfter.isFinite ? "; room again in \(Int(min(retryAfter, 1e9).rounded(.up))) s" : "; it is larger than a whole window's allowance"
         throw PreflightError(
             code: .storeQuotaExceeded,
             message: "store: this \(scope.rawValue) stored its allowance of \(allowance) per \(limits.window)\(when)",
@@ -59,13 +59,22 @@ extension ReportStore {
     }
 
     /// Evicts an in-memory store down to 90 % of its limit, heaviest owner first
-    /// (``StoreLedger/heaviest()``), oldest rows first, ``rowsPerStep`` rows a statement: each step
-    /// is an index range scan of the owner's rows, and other queries run between two steps.
+    /// (``StoreLedger/heaviest()``), oldest rows first: each step deletes at most ``rowsPerStep``
+    /// rows, and no more than the owner's average row size says the excess needs (a heavy owner of
+    /// large reports loses what brings the store under its target, not 256 of them). Each step is
+    /// an index range scan of the owner's rows, and other queries run between two steps.
     func evict() async throws(PreflightError) {
         let target = memoryLimit / 10 * 9
-        while ledger.withLock({ $0.totalBytes }) > target {
-            guard let (owner, table) = ledger.withLock({ $0.heaviest() }) else { return }
-            let freed = try await deleteOldest(of: owner, in: table)
+        while true {
+            let next = ledger.withLock { ledger -> (owner: StoreLedger.Owner, table: StoreLedger.Table, rows: Int)? in
+                let excess = ledger.totalBytes - target
+                guard excess > 0, let (owner, table) = ledger.heaviest() else { return nil }
+                let holding = ledger.holding(of: owner, in: table)
+                let average = max(1, holding.bytes / max(1, holding.rows))
+                return (owner, table, min(rowsPerStep, excess / average + 1))
+            }
+            guard let (owner, table, rows) = next else { return }
+            let freed = try await deleteOldest(rows, of: owner, in: table)
             ledger.withLock { ledger in
                 if freed.rows == 0 {
                     // The ledger counted rows the table no longer has: forget them.
@@ -79,10 +88,10 @@ extension ReportStore {
         }
     }
 
-    /// Deletes `owner`'s oldest rows of `table`, ``rowsPerStep`` at most.
+    /// Deletes `owner`'s oldest `count` rows of `table`.
     /// - Returns: the bytes and rows deleted.
-    private func deleteOldest(of owner: StoreLedger.Owner, in table: StoreLedger.Table) async throws(PreflightError) -> (bytes: Int, rows: Int) {
-        let (name, step) = (Self.tableName(table), rowsPerStep)
+    private func deleteOldest(_ count: Int, of owner: StoreLedger.Owner, in table: StoreLedger.Table) async throws(PreflightError) -> (bytes: Int, rows: Int) {
+        let (name, step) = (Self.tableName(table), max(1, count))
         let rows = try await withDatabase { database in
             try await database.raw("""
                 DELETE FROM \(unsafeRaw: name) WHERE rowid IN (SELECT rowid FROM \(unsafeRaw: name)

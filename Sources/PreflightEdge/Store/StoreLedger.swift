@@ -61,13 +61,15 @@ struct StoreLedger: Sendable {
 
     /// Counts rows stored (`rows` > 0, `bytes` > 0) or deleted (both < 0) for `owner` in `table`.
     /// Nothing goes below zero, and an owner left with nothing is forgotten.
+    /// A holding left with no rows holds no bytes either (what it counted is forgotten with the
+    /// totals), so the totals never keep bytes of rows that are gone.
     mutating func record(_ owner: Owner, in table: Table, bytes: Int, rows: Int) {
         var account = accounts[owner.account] ?? AccountHolding()
         var identity = account.identities[owner.identity] ?? IdentityHolding()
         var holding = table == .reports ? identity.reports : identity.events
         let before = holding
-        holding.bytes = max(0, holding.bytes + bytes)
         holding.rows = max(0, holding.rows + rows)
+        holding.bytes = holding.rows == 0 ? 0 : max(0, holding.bytes + bytes)
         let byteChange = holding.bytes - before.bytes
         if table == .reports { identity.reports = holding } else { identity.events = holding }
         account.bytes = max(0, account.bytes + byteChange)

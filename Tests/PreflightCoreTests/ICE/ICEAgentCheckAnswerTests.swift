@@ -44,6 +44,27 @@ import Testing
         #expect(harness.agent.checksAnswered == 1)
     }
 
+    /// The edge's CONSENT-NONCE comes back in the answer, under the integrity; a longer one than
+    /// a nonce is not echoed (the agent reflects nothing large).
+    @Test func theConsentNonceIsEchoed() throws {
+        var harness = try Self.connected()
+        let key = STUNIntegrityKey(Array("password-0123456789ab".utf8))
+        for (nonce, echoed) in [(Array(repeating: UInt8(7), count: 16), true), (Array(repeating: UInt8(9), count: 33), false)] {
+            let before = harness.transmitted.count
+            let request = try STUNMessage(
+                type: .bindingRequest,
+                attributes: [.username("ufrag:edgeufrag"), .priority(1), .unknown(type: STUNAttributeType.consentNonce.rawValue, value: nonce[...])]
+            ).encoded(integrityKey: key, fingerprint: true)
+            harness.deliver(request)
+            let answer = try STUNMessage(decoding: try #require(harness.transmitted[before...].first).bytes)
+            let values = answer.attributes.compactMap { attribute -> ArraySlice<UInt8>? in
+                if case .unknown(let type, let value) = attribute, type == STUNAttributeType.consentNonce.rawValue { value } else { nil }
+            }
+            #expect(values == (echoed ? [nonce[...]] : []))
+            try answer.verifyIntegrity(key: key)
+        }
+    }
+
     /// The source the answer reflects is the one the check came from, wherever that is: a peer
     /// behind a NAT learns its mapped address, and the answer goes back there.
     @Test func theAnswerGoesToTheChecksSource() throws {

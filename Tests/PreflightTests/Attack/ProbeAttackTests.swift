@@ -144,6 +144,35 @@ extension AttackTests {
             try edge.expectSaneLog()
         }
 
+        /// A hostile client may claim the ICE credentials of another agent it knows (a browser it is
+        /// in a call with): that agent answers the edge's consent request, signed, but without the
+        /// CONSENT-NONCE only a Preflight client echoes, and so gets no train.
+        @Test func anAgentWithTheClaimedCredentialsButNotTheNonceGetsNoTrain() async throws {
+            let edge = try await AttackedEdge.start()
+            defer { edge.stop() }
+            let probe = try await Self.open(on: edge, up: nil, down: 1_000_000)
+            var answerer = Self.answerer(probe)
+            answerer.echoesNonce = false
+            let victim = try await UDPProbe.bind(host: "127.0.0.4", answering: { [answerer] in answerer.answer($0) })
+            try await victim.send(try probe.call.check(nominate: true), to: probe.call.media)
+            let trains = Task {
+                while !Task.isCancelled {
+                    try? await probe.call.signaling.send(.probeTrain(.init(rate: 2_000_000, size: 1200, duration: 1000)))
+                    try? await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            defer { trains.cancel() }
+            let counters = try await edge.awaitStatus(upTo: .seconds(15)) { ($0["probePacketsWithheld"] ?? 0) >= 1 }
+            trains.cancel()
+            print("claimed credentials: the agent answered \(victim.answersSent) consent requests without the nonce; \(Self.probePackets(victim.received).count) probe packets reached it; consentAnswers \(counters["consentAnswers"] ?? -1)")
+            #expect(victim.answersSent >= 1, "the agent was never asked")
+            #expect(Self.probePackets(victim.received).count == 0)
+            #expect(counters["consentAnswers"] == 0)
+            await victim.close()
+            await probe.call.hangUp()
+            try await edge.expectAlive()
+        }
+
         /// The downlink goes only to the address that passed a check and answered the edge's
         /// consent request, never before, and never to another address that knows the
         /// credentials but did not check, or that merely sends media.

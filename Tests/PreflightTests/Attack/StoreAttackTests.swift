@@ -122,6 +122,58 @@ extension AttackTests {
             try await edge.expectAlive()
         }
 
+        /// The review's own scenario at the edge's defaults: five identities, each in an echo call,
+        /// post Insights events (8 KB each) as fast as they can until 85 MB went, past the 64 MiB
+        /// in-memory store; the admin reads all the while and afterwards. Heavy, so it runs only
+        /// with `PREFLIGHT_ATTACK_INSIGHTS_FLOOD` set (`PREFLIGHT_ATTACK_EXECUTABLE` points it at
+        /// another build, for the figures of before).
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["PREFLIGHT_ATTACK_INSIGHTS_FLOOD"] != nil))
+        func theStoreAnswersAfterTheReviewsInsightsFlood() async throws {
+            let edge = try await AttackedEdge.start()
+            defer { edge.stop() }
+            let flooding = Shared(true)
+            let reader = Task { () -> [(UInt, Duration)] in
+                var reads: [(UInt, Duration)] = []
+                while flooding.value {
+                    let start = ContinuousClock.now
+                    let status = (try? await Endpoints.get(edge, "/v1/reports?pageSize=200").0) ?? 0
+                    reads.append((status, ContinuousClock.now - start))
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+                return reads
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for identity in 0..<5 {
+                    let call = try await AttackCall.open(on: edge, identity: "poster\(identity)")
+                    group.addTask {
+                        // 2,000 events a call (its cap), 6 to a message of 50 KB.
+                        for message in 0..<334 { try await call.signaling.send(Self.insights(call.callSid, count: 6, start: message * 6)) }
+                        try await Task.sleep(for: .seconds(2))
+                        await call.hangUp()
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // Reads after the flood, each cut at 10 s: until five in a row answer, 2 minutes at most.
+            var after: [(UInt, Duration)] = []
+            let deadline = ContinuousClock.now + .seconds(120)
+            while ContinuousClock.now < deadline, after.suffix(5).filter({ $0.0 == 200 }).count < 5 {
+                let start = ContinuousClock.now
+                let status = (try? await Endpoints.get(edge, "/v1/reports?pageSize=200").0) ?? 0
+                after.append((status, ContinuousClock.now - start))
+            }
+            flooding.update { $0 = false }
+            let during = try await reader.value
+            let counters = (try? await edge.status()) ?? [:]
+            func describe(_ reads: [(UInt, Duration)]) -> String {
+                let statuses = Dictionary(grouping: reads, by: \.0).mapValues(\.count)
+                return "\(reads.count) reads \(statuses), slowest \(reads.map(\.1).max() ?? .zero)"
+            }
+            print("the review's Insights flood: during: \(describe(during)); after: \(describe(after)); storedBytes \(counters["storedBytes"] ?? -1), rowsEvicted \(counters["rowsEvicted"] ?? -1), eventsDroppedOverQuota \(counters["eventsDroppedOverQuota"] ?? -1)")
+            #expect(during.allSatisfy { $0.0 == 200 })
+            #expect(after.suffix(5).allSatisfy { $0.0 == 200 } && after.count == 5)
+        }
+
         /// Finding 5: a file store grows by no more than the identity's quota, however fast one
         /// token uploads; past it, 429 with 70708 and a Retry-After.
         @Test func aFileStoreGrowsNoFasterThanTheQuota() async throws {

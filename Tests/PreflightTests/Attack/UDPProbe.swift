@@ -116,11 +116,14 @@ private final class ReceiveCounter: ChannelInboundHandler {
 
 /// The client's side of the edge's consent requests (RFC 7675), as the SDK's ICE agent answers
 /// them: a Binding request with USERNAME `clientUfrag:edgeUfrag` that verifies with the client's
-/// password gets a success response signed with it; anything else gets nothing.
+/// password gets a success response signed with it, with the request's CONSENT-NONCE echoed
+/// (`echoesNonce` false answers as another ICE agent holding those credentials would: without
+/// it); anything else gets nothing.
 struct ConsentAnswerer: Sendable {
     let clientUfrag: String
     let clientPassword: String
     let edgeUfrag: String
+    var echoesNonce = true
 
     func answer(_ bytes: [UInt8]) -> [UInt8]? {
         let key = STUNIntegrityKey(Array(clientPassword.utf8))
@@ -128,7 +131,13 @@ struct ConsentAnswerer: Sendable {
             request.username == "\(clientUfrag):\(edgeUfrag)", (try? request.verifyIntegrity(key: key)) != nil
         else { return nil }
         let mapped = TransportAddress(ipv4: 127, 0, 0, 1, port: 0)
-        return try? STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(mapped)])
+        var attributes: [STUNAttribute] = [.xorMappedAddress(mapped)]
+        if echoesNonce {
+            for case .unknown(let type, let value) in request.attributes where type == STUNAttributeType.consentNonce.rawValue {
+                attributes.append(.unknown(type: type, value: value))
+            }
+        }
+        return try? STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: attributes)
             .encoded(integrityKey: key, fingerprint: true)
     }
 }

@@ -96,7 +96,8 @@ extension ICEAgent {
     /// probe's downlink, RFC 7675), and the answer is what grants it. The request must carry
     /// USERNAME `localUfrag:remoteUfrag`, a MESSAGE-INTEGRITY that verifies with this agent's
     /// password and a FINGERPRINT; it is answered on the path it came by, with the source as
-    /// XOR-MAPPED-ADDRESS, signed with the same password. Anything else is dropped unanswered: a
+    /// XOR-MAPPED-ADDRESS and the edge's CONSENT-NONCE echoed, signed with the same password.
+    /// Anything else is dropped unanswered: a
     /// stranger who sends checks learns nothing from the client, and gets nothing sent anywhere.
     mutating func answerCheck(_ request: STUNMessage, path: Path, source: TransportAddress, now: Double) {
         guard phase == .checking || phase == .connected, let remoteParameters,
@@ -105,7 +106,13 @@ extension ICEAgent {
         else { return }
         let key = STUNIntegrityKey(Array(localPassword.utf8))
         guard (try? request.verifyIntegrity(key: key)) != nil else { return }
-        let response = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(source)])
+        var attributes: [STUNAttribute] = [.xorMappedAddress(source)]
+        // The edge's CONSENT-NONCE comes back as it went: only a Preflight client echoes it.
+        for case .unknown(let type, let value) in request.attributes
+        where type == STUNAttributeType.consentNonce.rawValue && value.count <= STUNAttributeType.maximumConsentNonceLength {
+            attributes.append(.unknown(type: type, value: value))
+        }
+        let response = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: attributes)
         guard let bytes = try? response.encoded(integrityKey: key, fingerprint: true), let route = route(path: path, to: source),
             let framed = route.frame(bytes)
         else { return }
