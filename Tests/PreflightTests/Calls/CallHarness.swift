@@ -138,3 +138,14 @@ extension Call {
         return self.state == state
     }
 }
+
+extension Call {
+    /// Waits until `condition` holds of the call (checked every 10 ms), at most `timeout`.
+    func wait(within timeout: Duration = .seconds(20), until condition: (Call) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition(self), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(self)
+    }
+}

@@ -159,10 +159,16 @@ import Testing
             #expect(await caller.wait(for: .connected))
             #expect(await callee.wait(for: .connected))
             #expect(caller.sid == callee.sid)
-            // Media flows both ways through the bridge.
-            try await Task.sleep(for: .milliseconds(1500))
-            #expect((caller.latestSample?.packetsReceived ?? 0) > 20)
-            #expect((callee.latestSample?.packetsReceived ?? 0) > 20)
+            // Media flows both ways through the bridge: wait for the counts the checks below need
+            // (a busy machine may take longer than their 1.2 s of audio).
+            for party in [caller, callee] {
+                #expect(await party.wait { call in
+                    guard let stats = call.getStats(), let local = stats.localAudioTrackStats.first,
+                        let remote = stats.remoteAudioTrackStats.first
+                    else { return false }
+                    return (call.latestSample?.packetsReceived ?? 0) > 20 && local.packetsSent > 50 && remote.packetsReceived > 40
+                })
+            }
             // SRTP by default between clients.
             #expect(caller.isMediaEncrypted && callee.isMediaEncrypted)
             // getStats: WebRTC-shaped, both directions, while connected only.
