@@ -43,6 +43,12 @@ public struct ReportUpload: Sendable, Hashable {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw PreflightError(code: .reportRejected, message: "report: the body is not UTF-8")
         }
+        // RFC 8259 §4–5: a value follows every comma. Foundation's parser lets `[1,]` and
+        // `{"a":1,}` through; the edge keeps only what every JSON reader reads.
+        let trailingComma = bytes.withContiguousStorageIfAvailable { Self.firstTrailingComma(in: $0) }
+        if let offset = trailingComma ?? Self.firstTrailingComma(in: Array(bytes)) {
+            throw PreflightError(code: .reportRejected, message: "report: a comma with no value after it at byte \(offset)")
+        }
         let canonical: Data
         do {
             // Any JSON object (the summary types read only what they know): parsing checks the
@@ -84,6 +90,36 @@ public struct ReportUpload: Sendable, Hashable {
         for byte in bytes {
             if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D { return (offset, byte) }
             offset += 1
+        }
+        return nil
+    }
+
+    /// The offset of the first comma outside a string followed (after whitespace) by `]` or `}`.
+    static func firstTrailingComma(in bytes: some RandomAccessCollection<UInt8>) -> Int? {
+        var inString = false
+        var escaped = false
+        var comma: Int?
+        var offset = 0
+        for byte in bytes {
+            defer { offset += 1 }
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == 0x5C {
+                    escaped = true
+                } else if byte == 0x22 {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            case 0x5D, 0x7D: if let comma { return comma }
+            case 0x2C: comma = offset; continue
+            case 0x22: inString = true
+            default: break
+            }
+            comma = nil
         }
         return nil
     }

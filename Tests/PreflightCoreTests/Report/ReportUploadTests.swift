@@ -31,6 +31,7 @@ import Testing
 
     enum Hostile: String, CaseIterable, CustomTestStringConvertible {
         case byteOrderMark, escapeInAString, bellOutsideAString, nul, oscSequence
+        case trailingCommaInAnObject, trailingCommaInANestedArray, trailingCommaBeforeWhitespace
         var testDescription: String { rawValue }
 
         var bytes: [UInt8] {
@@ -40,6 +41,9 @@ import Testing
             case .bellOutsideAString: Array(#"{"a":1}"#.utf8) + [0x07]
             case .nul: Array(#"{"a":""#.utf8) + [0x00] + Array(#""}"#.utf8)
             case .oscSequence: Array(#"{"a":""#.utf8) + [0x1B, 0x5D, 0x35, 0x32, 0x3B, 0x63, 0x3B, 0x07] + Array(#""}"#.utf8)
+            case .trailingCommaInAnObject: Array(#"{"a":1,}"#.utf8)
+            case .trailingCommaInANestedArray: Array(#"{"a":[1,2,],"b":"]"}"#.utf8)
+            case .trailingCommaBeforeWhitespace: Array("{\"a\":{\"b\":1,\r\n\t }}".utf8)
             }
         }
     }
@@ -49,6 +53,16 @@ import Testing
     func hostileBytesAreRefused(_ hostile: Hostile) {
         let error = Self.refusal(hostile.bytes)
         #expect(error?.code == .reportRejected, "\(hostile): \(String(describing: error))")
+    }
+
+    /// Commas, brackets and escaped quotes inside strings are text, not JSON syntax.
+    @Test func commasAndBracketsInStringsAreKept() throws {
+        let upload = try Self.upload(#"{"a":",]","b":"\\","c":[1, 2],"d":"\",}"}"#)
+        let decoded = try JSONSerialization.jsonObject(with: Data(upload.body.utf8)) as? [String: Any]
+        #expect(decoded?["a"] as? String == ",]")
+        #expect(decoded?["b"] as? String == "\\")
+        #expect(decoded?["d"] as? String == "\",}")
+        #expect(decoded?["c"] as? [Int] == [1, 2])
     }
 
     /// A control character the JSON escapes is kept, and kept escaped: what the edge serves back

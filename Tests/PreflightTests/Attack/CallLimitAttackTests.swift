@@ -187,12 +187,16 @@ extension AttackTests {
             func post(_ token: String, _ callSid: String) async throws -> Bool {
                 let socket = try await session(edge, token)
                 try await socket.send(.insights(.init(callSid: callSid, events: feedback)))
-                // A message answered after it: the session went on, the events were taken.
-                try await socket.send(.message(.init(callSid: "CAnone", id: "probe", message: CallMessage(content: "{}"))))
+                // A message answered after it: the session went on, the events were taken. An edge
+                // that refused the events may have closed the session before this write: refused.
+                let probeSent = (try? await socket.send(
+                    .message(.init(callSid: "CAnone", id: "probe", message: CallMessage(content: "{}"))))) != nil
                 await socket.wait(upTo: .seconds(10)) { socket in
-                    socket.errorCode != nil || socket.messages.contains { if case .messageStatus = $0 { true } else { false } }
+                    socket.errorCode != nil || socket.endedAt != nil
+                        || socket.messages.contains { if case .messageStatus = $0 { true } else { false } }
                 }
-                let taken = socket.errorCode == nil && socket.messages.contains { if case .messageStatus = $0 { true } else { false } }
+                let taken = probeSent && socket.errorCode == nil
+                    && socket.messages.contains { if case .messageStatus = $0 { true } else { false } }
                 await socket.close()
                 return taken
             }
