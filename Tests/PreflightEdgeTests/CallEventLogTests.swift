@@ -179,7 +179,7 @@ import Testing
         ranking.update("a", count: 4, oldest: 10)
         #expect(ranking.top() == "a")
         #expect(ranking.count == 2)
-        // Many changes to few keys: the stale entries are dropped, the answer stays right.
+        // Many changes to few keys: the answer stays right.
         for step in 0..<10_000 { ranking.update("a", count: 1 + step % 3, oldest: UInt64(step)) }
         ranking.update("c", count: 3, oldest: 1)
         #expect(ranking.top() == "c")

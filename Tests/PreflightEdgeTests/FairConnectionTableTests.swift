@@ -1,3 +1,4 @@
+import PreflightCore
 @testable import PreflightEdge
 import Testing
 
@@ -94,7 +95,7 @@ import Testing
     @Test func churnFromManySourcesNeitherKeepsOutNorCutsALightClient() {
         var table = Table(maximumConnections: 40, maximumConnectionsPerSource: 64)
         var tickets: [Int: Table.Ticket] = [:]
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         var attackerOpen: [Int] = []
         var lightTicket: Table.Ticket?
         var lightTries = 0, lightAdmitted = 0, lightCut = 0, preemptions = 0
@@ -168,7 +169,7 @@ import Testing
         var table = Table(maximumConnections: 30, maximumConnectionsPerSource: 6)
         var model: [String: [Int]] = [:]  // each source's connections, newest last
         var tickets: [Int: Table.Ticket] = [:]
-        var random = SplitMix(seed: 2024)
+        var random = SplitMix64(seed: 2024)
         for connection in 1...30_000 {
             if random.next(below: 3) == 0, !tickets.isEmpty {
                 let closing = tickets.keys.sorted()[random.next(below: tickets.count)]
@@ -214,20 +215,8 @@ import Testing
     }
 }
 
-/// SplitMix64: a seeded generator, so that a failing sequence is the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
+    /// A number in `0..<bound`, the same on every run of a seed.
     mutating func next(below bound: Int) -> Int {
         Int(next() % UInt64(bound))
     }

@@ -64,8 +64,6 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
     private struct Entry: Sendable {
         /// Its connections in the order they were admitted: the newest last.
         var held: [Held]
-        /// Its place in ``heap``.
-        var heapIndex: Int
     }
 
     /// How heavy a source is: more connections first, then the newer newest connection.
@@ -78,11 +76,6 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
         }
     }
 
-    private struct Slot: Sendable {
-        var source: Source
-        var weight: Weight
-    }
-
     /// Connections open at once, in all.
     let maximumConnections: Int
     /// Connections open at once from one source.
@@ -90,8 +83,8 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
     /// Connections open now.
     private(set) var count = 0
     private var entries: [Source: Entry] = [:]
-    /// A max-heap of the sources by ``Weight``: the heaviest first.
-    private var heap: [Slot] = []
+    /// The sources by ``Weight``: the heaviest first.
+    private var heap = KeyedHeap<Source, Weight>()
     private var lastNumber: UInt64 = 0
 
     /// An empty table with these caps (each at least 1).
@@ -111,8 +104,8 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
         let held = connections(from: source)
         guard held < maximumConnectionsPerSource else { return .refusedAtSourceCap }
         guard count >= maximumConnections else { return .admitted(add(connection, from: source)) }
-        guard let heaviest = heap.first, heaviest.weight.count >= held + 2 || (held == 0 && heaviest.weight.count > 0),
-            let victim = removeNewest(of: heaviest.source)
+        guard let heaviest = heap.heaviest, heaviest.weight.count >= held + 2 || (held == 0 && heaviest.weight.count > 0),
+            let victim = removeNewest(of: heaviest.key)
         else {
             return .refusedFull
         }
@@ -154,9 +147,8 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
             entries.values[index].held.append(held)
             settle(source)
         } else {
-            entries[source] = Entry(held: [held], heapIndex: heap.count)
-            heap.append(Slot(source: source, weight: Weight(count: 1, newest: lastNumber)))
-            siftUp(heap.count - 1)
+            entries[source] = Entry(held: [held])
+            heap.set(source, weight: Weight(count: 1, newest: lastNumber))
         }
         return Ticket(source: source, number: lastNumber)
     }
@@ -175,55 +167,9 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
         guard let entry = entries[source] else { return }
         guard let newest = entry.held.last else {
             entries[source] = nil
-            removeSlot(at: entry.heapIndex)
+            heap.remove(source)
             return
         }
-        let index = entry.heapIndex
-        guard heap.indices.contains(index) else { return }
-        let before = heap[index].weight
-        heap[index].weight = Weight(count: entry.held.count, newest: newest.number)
-        if heap[index].weight > before { siftUp(index) } else { siftDown(index) }
-    }
-
-    // MARK: The heap
-
-    private mutating func removeSlot(at index: Int) {
-        guard heap.indices.contains(index) else { return }
-        let last = heap.count - 1
-        if index != last { swapSlots(index, last) }
-        heap.removeLast()
-        guard index < heap.count else { return }
-        siftDown(index)
-        siftUp(index)
-    }
-
-    private mutating func siftUp(_ start: Int) {
-        var index = start
-        while index > 0 {
-            let parent = (index - 1) / 2
-            guard heap[parent].weight < heap[index].weight else { return }
-            swapSlots(parent, index)
-            index = parent
-        }
-    }
-
-    private mutating func siftDown(_ start: Int) {
-        var index = start
-        while true {
-            var largest = index
-            let left = 2 * index + 1
-            let right = left + 1
-            if left < heap.count, heap[largest].weight < heap[left].weight { largest = left }
-            if right < heap.count, heap[largest].weight < heap[right].weight { largest = right }
-            guard largest != index else { return }
-            swapSlots(index, largest)
-            index = largest
-        }
-    }
-
-    private mutating func swapSlots(_ first: Int, _ second: Int) {
-        heap.swapAt(first, second)
-        entries[heap[first].source]?.heapIndex = first
-        entries[heap[second].source]?.heapIndex = second
+        heap.set(source, weight: Weight(count: entry.held.count, newest: newest.number))
     }
 }
