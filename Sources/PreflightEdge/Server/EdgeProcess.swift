@@ -2,13 +2,17 @@ import Foundation
 import PreflightCore
 
 /// `preflight serve` as a child process on ephemeral loopback ports, with ``LocalEdge``'s API key,
-/// account and application sids: for the load benchmark (`preflight load`), which measures the
+/// account and application sids (or an account and key of the caller's): for the load benchmark (`preflight load`), which measures the
 /// edge's CPU apart from its own, and for tests that must kill a real edge.
 public struct EdgeProcess: Sendable {
     /// The running process.
     public let process: Process
-    /// The API key secret the edge trusts (with ``LocalEdge/apiKeySID``).
+    /// The API key secret the edge trusts (with ``apiKeySID``).
     public let secret: String
+    /// The API key the edge trusts: ``LocalEdge/apiKeySID`` unless the caller chose another.
+    public let apiKeySID: String
+    /// The account the edge serves: ``LocalEdge/accountSID`` unless the caller chose another.
+    public let account: String
     /// The edge's signaling URL, as it printed it.
     public let signalingURL: String
 
@@ -22,10 +26,13 @@ public struct EdgeProcess: Sendable {
     ///   - arguments: more `serve` arguments (limits, log level).
     ///   - standardError: where the edge's logs go (e.g. a file a test reads back); the parent's
     ///     standard error by default.
+    ///   - account: the account it serves (two edges of two accounts on one database).
+    ///   - apiKeySID: its API key.
     /// - Throws: ``PreflightError`` `.processLaunchFailed` when it cannot start or exits before
     ///   listening (docs/errors.md).
     public static func start(
-        executable: URL, arguments: [String] = [], standardError: FileHandle? = nil
+        executable: URL, arguments: [String] = [], standardError: FileHandle? = nil,
+        account: String = LocalEdge.accountSID, apiKeySID: String = LocalEdge.apiKeySID
     ) async throws(PreflightError) -> EdgeProcess {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw PreflightError(
@@ -37,9 +44,9 @@ public struct EdgeProcess: Sendable {
         process.executableURL = executable
         process.arguments = ["serve", "--port", "0"] + arguments
         var environment = ProcessInfo.processInfo.environment
-        environment["PREFLIGHT_API_KEY"] = LocalEdge.apiKeySID
+        environment["PREFLIGHT_API_KEY"] = apiKeySID
         environment["PREFLIGHT_API_SECRET"] = secret
-        environment["PREFLIGHT_ACCOUNT"] = LocalEdge.accountSID
+        environment["PREFLIGHT_ACCOUNT"] = account
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -69,21 +76,21 @@ public struct EdgeProcess: Sendable {
             process.terminate()
             throw PreflightError(code: .malformed, message: "edge process: printed no signaling URL")
         }
-        return EdgeProcess(process: process, secret: secret, signalingURL: String(line.dropFirst("signaling ".count)))
+        return EdgeProcess(
+            process: process, secret: secret, apiKeySID: apiKeySID, account: account,
+            signalingURL: String(line.dropFirst("signaling ".count)))
     }
 
     /// Mints a token for `application` with the process's secret.
     public func token(application: TestApplication = .echo, identity: String = "preflight-user") async throws(PreflightError) -> String {
-        let issuer = try await AccessTokenIssuer(
-            apiKeySID: LocalEdge.apiKeySID, apiKeySecret: secret, accountSID: LocalEdge.accountSID)
+        let issuer = try await AccessTokenIssuer(apiKeySID: apiKeySID, apiKeySecret: secret, accountSID: account)
         return try await issuer.mint(identity: identity, outgoingApplicationSID: LocalEdge.applicationSID(application))
     }
 
     /// Mints a token for calls between clients with the process's secret (see
     /// ``LocalEdge/callToken(issuer:identity:answerOnBridge:incomingAllow:lifetime:)``).
     public func callToken(identity: String, answerOnBridge: Bool = false, incomingAllow: Bool = true) async throws(PreflightError) -> String {
-        let issuer = try await AccessTokenIssuer(
-            apiKeySID: LocalEdge.apiKeySID, apiKeySecret: secret, accountSID: LocalEdge.accountSID)
+        let issuer = try await AccessTokenIssuer(apiKeySID: apiKeySID, apiKeySecret: secret, accountSID: account)
         return try await LocalEdge.callToken(
             issuer: issuer, identity: identity, answerOnBridge: answerOnBridge, incomingAllow: incomingAllow)
     }

@@ -32,14 +32,17 @@ struct AttackedEdge {
     }
 
     /// Starts `preflight serve --port 0 <arguments>` at log level info, its log captured.
-    static func start(_ arguments: [String] = []) async throws -> AttackedEdge {
+    static func start(
+        _ arguments: [String] = [], account: String = LocalEdge.accountSID, apiKeySID: String = LocalEdge.apiKeySID
+    ) async throws -> AttackedEdge {
         let logURL = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-attack-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
             throw RawWebSocketError(message: "cannot create \(logURL.path)")
         }
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }  // the child holds its own descriptor
-        let edge = try await EdgeProcess.start(executable: executable, arguments: ["--log-level", "info"] + arguments, standardError: log)
+        let edge = try await EdgeProcess.start(
+            executable: executable, arguments: ["--log-level", "info"] + arguments, standardError: log, account: account, apiKeySID: apiKeySID)
         guard let url = URL(string: edge.signalingURL), let port = url.port else {
             edge.kill()
             throw RawWebSocketError(message: "unexpected signaling URL \(edge.signalingURL)")
@@ -94,7 +97,7 @@ struct AttackedEdge {
 
     /// The `Authorization` header of the edge's API key (HTTP Basic).
     var apiKeyAuthorization: String {
-        "Authorization: Basic " + Data("\(LocalEdge.apiKeySID):\(edge.secret)".utf8).base64EncodedString()
+        "Authorization: Basic " + Data("\(edge.apiKeySID):\(edge.secret)".utf8).base64EncodedString()
     }
 
     /// The edge's counters from `GET /status` (the API key's Basic auth): the numeric fields.

@@ -48,7 +48,7 @@ extension AttackTests {
                 var events: [Event]
                 var dropped: Int?
             }
-            let basic = Data("\(LocalEdge.apiKeySID):\(edge.edge.secret)".utf8).base64EncodedString()
+            let basic = Data("\(edge.edge.apiKeySID):\(edge.edge.secret)".utf8).base64EncodedString()
             let reply = try await EdgeHTTPClient.send(
                 edge: edge.edge.signalingURL, method: "GET", path: "/v1/calls/\(callSid)/events", authorization: "Basic \(basic)",
                 timeout: .seconds(20), maximumLength: 64 << 20, failure: .malformed)

@@ -17,7 +17,7 @@ extension AttackTests {
         }
 
         static func get(_ edge: AttackedEdge, _ path: String) async throws -> (UInt, String) {
-            let basic = Data("\(LocalEdge.apiKeySID):\(edge.edge.secret)".utf8).base64EncodedString()
+            let basic = Data("\(edge.edge.apiKeySID):\(edge.edge.secret)".utf8).base64EncodedString()
             let reply = try await EdgeHTTPClient.send(
                 edge: edge.edge.signalingURL, method: "GET", path: path, authorization: "Basic \(basic)", timeout: .seconds(10),
                 maximumLength: 1 << 20, failure: .malformed)
