@@ -60,6 +60,8 @@ extension AttackTests {
         func anAccountReadsOnlyItsOwnOnASharedDatabase(_ database: Database) async throws {
             let location: String
             var cleanup: @Sendable () -> Void = {}
+            // Runs SQL on the shared database as its administrator would (the retention part).
+            let backdate: @Sendable (String) async throws -> Void
             switch database {
             case .postgreSQL:
                 guard PostgresTestDatabase.canRun else {
@@ -69,10 +71,12 @@ extension AttackTests {
                 let created = try await PostgresTestDatabase.create()
                 location = created.url
                 cleanup = { created.drop() }
+                backdate = { _ = try await PostgresTestDatabase.psql($0, database: created.name) }
             case .sqliteFile:
                 let path = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-accounts-\(UUID().uuidString).sqlite").path
                 location = "sqlite:\(path)"
                 cleanup = { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+                backdate = { _ = try await ExternalTool.run("sqlite3", ["-cmd", ".timeout 10000", path, $0]) }
             }
             defer { cleanup() }
             let ashburn = try await AttackedEdge.start(["--database", location, "--edge-name", "ashburn"])
@@ -155,6 +159,29 @@ extension AttackTests {
                 try await edge.expectAlive()
                 try edge.expectSaneLog()
             }
+
+            // Retention: every row made 40 days old, then ashburn restarts with 30 days. Its sweep
+            // (at start) deletes its own account's rows, none of the other account's.
+            guard database == .postgreSQL || ExternalTool.isCI || ExternalTool.isAvailable("sqlite3") else {
+                print("cross-account retention on a SQLite file skipped: needs the sqlite3 command (apt-get install sqlite3)")
+                return
+            }
+            ashburn.stop()
+            let fortyDays = Int64(40 * 86_400_000)
+            try await backdate(
+                "UPDATE preflight_reports SET received_at = received_at - \(fortyDays); UPDATE preflight_call_events SET received_at = received_at - \(fortyDays);")
+            let restarted = try await AttackedEdge.start(["--database", location, "--edge-name", "ashburn", "--retention-days", "30"])
+            defer { restarted.stop() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline, try await !Self.listed(restarted).reports.isEmpty {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try await Self.listed(restarted).reports.isEmpty, "ashburn's sweep deleted its own old reports")
+            #expect(try await CallLimits.events(restarted, callA) == nil)
+            let kept = try await Self.listed(dublin).reports.map(\.sid)
+            #expect(Set(kept) == [callB, squat], "the other account's old reports stay")
+            #expect(try await CallLimits.events(dublin, callB)?.kept == 1)
+            print("cross-account, \(database): ashburn's 30-day sweep left ashburn 0 reports, dublin \(kept.count) of 2")
         }
     }
 }
