@@ -61,7 +61,7 @@ extension AttackTests {
             let location: String
             var cleanup: @Sendable () -> Void = {}
             // Runs SQL on the shared database as its administrator would (the retention part).
-            let backdate: @Sendable (String) async throws -> Void
+            let runSQL: @Sendable (String) async throws -> Void
             switch database {
             case .postgreSQL:
                 guard PostgresTestDatabase.canRun else {
@@ -71,12 +71,12 @@ extension AttackTests {
                 let created = try await PostgresTestDatabase.create()
                 location = created.url
                 cleanup = { created.drop() }
-                backdate = { _ = try await PostgresTestDatabase.psql($0, database: created.name) }
+                runSQL = { _ = try await PostgresTestDatabase.psql($0, database: created.name) }
             case .sqliteFile:
                 let path = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-accounts-\(UUID().uuidString).sqlite").path
                 location = "sqlite:\(path)"
                 cleanup = { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-                backdate = { _ = try await ExternalTool.run("sqlite3", ["-cmd", ".timeout 10000", path, $0]) }
+                runSQL = { _ = try await ExternalTool.run("sqlite3", ["-cmd", ".timeout 10000", path, $0]) }
             }
             defer { cleanup() }
             let ashburn = try await AttackedEdge.start(["--database", location, "--edge-name", "ashburn"])
@@ -168,7 +168,7 @@ extension AttackTests {
             }
             ashburn.stop()
             let fortyDays = Int64(40 * 86_400_000)
-            try await backdate(
+            try await runSQL(
                 "UPDATE preflight_reports SET received_at = received_at - \(fortyDays); UPDATE preflight_call_events SET received_at = received_at - \(fortyDays);")
             let restarted = try await AttackedEdge.start(["--database", location, "--edge-name", "ashburn", "--retention-days", "30"])
             defer { restarted.stop() }
