@@ -216,6 +216,7 @@ extension AttackTests {
             let edge = try await AttackedEdge.start(["--quota-identity-mib", "64"])
             defer { edge.stop() }
             let token = try await edge.token(identity: "mallory")
+            let rssBefore = try edge.rssKiB()
             let long = String(repeating: "e", count: 100_000)
             var bodies = 0
             for _ in 0..<10 {
@@ -224,7 +225,10 @@ extension AttackTests {
             }
             let (status, listing) = try await Endpoints.get(edge, "/v1/reports?pageSize=200")
             let counters = try await edge.status()
-            print("capped columns: 10 reports with 100 KB edge names; a 200-row listing is \(listing.utf8.count) bytes; storedBytes \(counters["storedBytes"] ?? 0) for \(bodies) bytes of bodies")
+            let rssAfter = try edge.rssKiB()
+            print(
+                "capped columns: 10 reports with 100 KB edge names; a 200-row listing is \(listing.utf8.count) bytes; storedBytes \(counters["storedBytes"] ?? 0) for \(bodies) bytes of bodies; edge RSS \(rssBefore) KiB before, \(rssAfter) KiB after the listing")
+            #expect(rssAfter - rssBefore < 64 << 10, "RSS grew \(rssAfter - rssBefore) KiB")
             #expect(status == 200)
             #expect(listing.utf8.count < 64 * 1024)
             #expect(!listing.contains(String(repeating: "e", count: 300)))
