@@ -25,14 +25,14 @@ import Testing
         var consent = ProbeConsent()
         let id = STUNTransactionID.random()
         consent.ask(Self.client, transactionID: id, now: 10)
-        #expect(consent.awaits(id, from: Self.client))
+        #expect(consent.nonce(awaitedFor: id, from: Self.client) != nil)
         consent.grant(id, now: 10.05)
         #expect(consent.allows(Self.client, now: 10.05))
         #expect(consent.allows(Self.client, now: 13.05))
         #expect(!consent.allows(Self.client, now: 13.06))
         #expect(!consent.allows(Self.victim, now: 10.05), "consent is the address's that answered, no other's")
         // Each answer counts once: a replay of it grants nothing more.
-        #expect(!consent.awaits(id, from: Self.client))
+        #expect(consent.nonce(awaitedFor: id, from: Self.client) == nil)
     }
 
     /// The transaction ID went only to the address asked: an answer with it from anywhere else,
@@ -41,8 +41,8 @@ import Testing
         var consent = ProbeConsent()
         let id = STUNTransactionID.random()
         consent.ask(Self.victim, transactionID: id, now: 0)
-        #expect(!consent.awaits(id, from: Self.client))
-        #expect(!consent.awaits(STUNTransactionID.random(), from: Self.victim))
+        #expect(consent.nonce(awaitedFor: id, from: Self.client) == nil)
+        #expect(consent.nonce(awaitedFor: STUNTransactionID.random(), from: Self.victim) == nil)
         #expect(!consent.allows(Self.victim, now: 0.1))
     }
 
@@ -72,7 +72,7 @@ import Testing
         consent.ask(Self.victim, transactionID: .random(), now: 1.2)
         #expect(!consent.allows(Self.victim, now: 1.3))
         #expect(!consent.allows(Self.client, now: 1.3))
-        #expect(!consent.awaits(late, from: Self.client))
+        #expect(consent.nonce(awaitedFor: late, from: Self.client) == nil)
     }
 
     /// Late answers to the last three requests still count (a slow path), older ones not.
@@ -80,8 +80,8 @@ import Testing
         var consent = ProbeConsent()
         let ids = (0..<4).map { _ in STUNTransactionID.random() }
         for (index, id) in ids.enumerated() { consent.ask(Self.client, transactionID: id, now: Double(index)) }
-        #expect(!consent.awaits(ids[0], from: Self.client))
-        #expect(ids[1...].allSatisfy { consent.awaits($0, from: Self.client) })
+        #expect(consent.nonce(awaitedFor: ids[0], from: Self.client) == nil)
+        #expect(ids[1...].allSatisfy { consent.nonce(awaitedFor: $0, from: Self.client) != nil })
     }
 
     /// A request the budget held back still moves the next one an interval on, so the edge does

@@ -33,21 +33,11 @@ public struct ReportUpload: Sendable, Hashable {
         guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else {
             throw PreflightError(code: .reportRejected, message: "report: the body starts with a byte order mark")
         }
-        // RFC 8259 §7: a control character is escaped in a string, and only tab, line feed and
-        // carriage return are whitespace outside one; anything else of U+0000–U+001F is not JSON.
-        let contiguous = bytes.withContiguousStorageIfAvailable { Self.firstControlByte(in: $0) }
-        if let (offset, byte) = contiguous ?? Self.firstControlByte(in: Array(bytes)) {
-            throw PreflightError(
-                code: .reportRejected, message: "report: a raw control character (0x\(String(byte, radix: 16))) at byte \(offset)")
+        if let problem = bytes.withContiguousStorageIfAvailable(Self.bytesNotJSON) ?? Self.bytesNotJSON(Array(bytes)) {
+            throw PreflightError(code: .reportRejected, message: "report: \(problem)")
         }
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw PreflightError(code: .reportRejected, message: "report: the body is not UTF-8")
-        }
-        // RFC 8259 §4–5: a value follows every comma. Foundation's parser lets `[1,]` and
-        // `{"a":1,}` through; the edge keeps only what every JSON reader reads.
-        let trailingComma = bytes.withContiguousStorageIfAvailable { Self.firstTrailingComma(in: $0) }
-        if let offset = trailingComma ?? Self.firstTrailingComma(in: Array(bytes)) {
-            throw PreflightError(code: .reportRejected, message: "report: a comma with no value after it at byte \(offset)")
         }
         let canonical: Data
         do {
@@ -82,6 +72,18 @@ public struct ReportUpload: Sendable, Hashable {
         self.kind = kind
         self.summary = summary
         self.body = String(decoding: canonical, as: UTF8.self)
+    }
+
+    /// What in `bytes` Foundation's parser would take but RFC 8259 does not, `nil` for nothing:
+    /// - §7: a control character is escaped in a string, and only tab, line feed and carriage
+    ///   return are whitespace outside one; anything else of U+0000–U+001F is not JSON;
+    /// - §4–5: a value follows every comma, and Foundation lets `[1,]` and `{"a":1,}` through.
+    static func bytesNotJSON(_ bytes: some RandomAccessCollection<UInt8>) -> String? {
+        if let (offset, byte) = firstControlByte(in: bytes) {
+            return "a raw control character (0x\(String(byte, radix: 16))) at byte \(offset)"
+        }
+        if let offset = firstTrailingComma(in: bytes) { return "a comma with no value after it at byte \(offset)" }
+        return nil
     }
 
     /// The first byte of U+0000–U+001F other than tab, line feed and carriage return, and where.

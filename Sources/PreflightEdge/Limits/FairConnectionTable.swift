@@ -61,11 +61,6 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
         var connection: Connection
     }
 
-    private struct Entry: Sendable {
-        /// Its connections in the order they were admitted: the newest last.
-        var held: [Held]
-    }
-
     /// How heavy a source is: more connections first, then the newer newest connection.
     private struct Weight: Comparable, Sendable {
         var count: Int
@@ -82,7 +77,8 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
     let maximumConnectionsPerSource: Int
     /// Connections open now.
     private(set) var count = 0
-    private var entries: [Source: Entry] = [:]
+    /// Each source's connections in the order they were admitted: the newest last.
+    private var entries: [Source: [Held]] = [:]
     /// The sources by ``Weight``: the heaviest first.
     private var heap = KeyedHeap<Source, Weight>()
     private var lastNumber: UInt64 = 0
@@ -97,7 +93,7 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
     var sourceCount: Int { entries.count }
 
     /// Connections `source` holds now.
-    func connections(from source: Source) -> Int { entries[source]?.held.count ?? 0 }
+    func connections(from source: Source) -> Int { entries[source]?.count ?? 0 }
 
     /// Decides on `connection` from `source` and counts it if admitted.
     mutating func admit(_ connection: Connection, from source: Source) -> Decision {
@@ -117,9 +113,9 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
     @discardableResult
     mutating func release(_ ticket: Ticket) -> Bool {
         guard let index = entries.index(forKey: ticket.source),
-            let position = Self.position(of: ticket.number, in: entries.values[index].held)
+            let position = Self.position(of: ticket.number, in: entries.values[index])
         else { return false }
-        entries.values[index].held.remove(at: position)
+        entries.values[index].remove(at: position)
         count -= 1
         settle(ticket.source)
         return true
@@ -141,21 +137,15 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
 
     private mutating func add(_ connection: Connection, from source: Source) -> Ticket {
         lastNumber &+= 1
-        let held = Held(number: lastNumber, connection: connection)
         count += 1
-        if let index = entries.index(forKey: source) {
-            entries.values[index].held.append(held)
-            settle(source)
-        } else {
-            entries[source] = Entry(held: [held])
-            heap.set(source, weight: Weight(count: 1, newest: lastNumber))
-        }
+        entries[source, default: []].append(Held(number: lastNumber, connection: connection))
+        settle(source)
         return Ticket(source: source, number: lastNumber)
     }
 
     /// Takes `source`'s newest connection out of the table.
     private mutating func removeNewest(of source: Source) -> Connection? {
-        guard let index = entries.index(forKey: source), let newest = entries.values[index].held.popLast() else { return nil }
+        guard let index = entries.index(forKey: source), let newest = entries.values[index].popLast() else { return nil }
         count -= 1
         settle(source)
         return newest.connection
@@ -164,12 +154,12 @@ struct FairConnectionTable<Source: Hashable & Sendable, Connection: Sendable>: S
     /// Puts `source` where its connections now place it: forgotten when it holds none, else
     /// moved in the heap by its new weight.
     private mutating func settle(_ source: Source) {
-        guard let entry = entries[source] else { return }
-        guard let newest = entry.held.last else {
+        guard let held = entries[source] else { return }
+        guard let newest = held.last else {
             entries[source] = nil
             heap.remove(source)
             return
         }
-        heap.set(source, weight: Weight(count: entry.held.count, newest: newest.number))
+        heap.set(source, weight: Weight(count: held.count, newest: newest.number))
     }
 }

@@ -84,11 +84,6 @@ struct ProbeConsent: Sendable {
         return outstanding.first { $0.transactionID == transactionID }?.nonce
     }
 
-    /// Whether `transactionID` from `source` answers an outstanding request.
-    func awaits(_ transactionID: STUNTransactionID, from source: SourceKey) -> Bool {
-        nonce(awaitedFor: transactionID, from: source) != nil
-    }
-
     /// An answer to `transactionID` that verified came at `now`: consent is granted (each
     /// request's answer counts once).
     mutating func grant(_ transactionID: STUNTransactionID, now: Double) {

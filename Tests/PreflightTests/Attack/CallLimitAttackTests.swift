@@ -57,6 +57,15 @@ extension AttackTests {
             return (body.events.count, body.dropped ?? 0)
         }
 
+        /// The events the store keeps of `callSid` once it keeps at least one, or after 20 s.
+        static func eventsKept(_ edge: AttackedEdge, _ callSid: String) async throws -> Int {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline, (try await events(edge, callSid)?.kept ?? 0) < 1 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            return try await events(edge, callSid)?.kept ?? 0
+        }
+
         /// A test call (echo) of `token`'s identity, hung up at once: its sid. A connection the
         /// loaded edge dropped is tried again, as a flooding client would.
         static func echoCall(_ edge: AttackedEdge, _ token: String) async throws -> String {
@@ -204,11 +213,7 @@ extension AttackTests {
             let firstForgotten = try await !post(spamTokens[0], try #require(firstSpam))
             if taken {
                 // The store has it too (written off the signaling path: waited for).
-                let deadline = ContinuousClock.now + .seconds(20)
-                while ContinuousClock.now < deadline, (try await events(edge, realSid)?.kept ?? 0) < 1 {
-                    try await Task.sleep(for: .milliseconds(50))
-                }
-                #expect(try await events(edge, realSid)?.kept == 1)
+                #expect(try await eventsKept(edge, realSid) == 1)
             }
             print(
                 "\(spamCalls) spam calls in \(elapsed.inSeconds.formatted(digits: 1)) s (\(perSecond(spamCalls, elapsed))/s): the real call's feedback \(taken ? "taken" : "refused"), the flood's first call \(firstForgotten ? "forgotten" : "kept")")
