@@ -24,8 +24,10 @@ extension PreflightTestRun {
             throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")
         case .ice(.agent(let event)):
             try handle(event, group: &group)
+        case .ice(.mediaStarted(let arrival)):
+            markPeerConnected(arrival)
         case .ice(.media(let datagram)):
-            markPeerConnected(datagram.arrival)
+            // The media session takes media on the event loop (`receiveMedia`); none comes here.
             media.receive(datagram)
         case .sampleTick:
             // While draining nothing is sent: no more per-second samples.

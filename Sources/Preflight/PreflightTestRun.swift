@@ -132,8 +132,9 @@ struct PreflightTestRun {
         let media = MediaSession(
             configuration: MediaSessionConfiguration(
                 cname: "preflight-\(ice.withAgent { $0.localUfrag })", countsReorderedAsLost: options.countsReorderedAsLost),
-            origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) },
+            origin: origin, wallClockOrigin: Double(startTime), eventLoop: ice.eventLoop, transmit: { ice.sendMedia($0) },
             audioReceived: audioReceived)
+        ice.receiveMedia { media.receive($0) }
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
             group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
             var run = PreflightTestRun(

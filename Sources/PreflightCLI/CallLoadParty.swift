@@ -67,7 +67,7 @@ final class CallLoadParty: Sendable {
         let store = FigureStore()
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(
-                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true, tickInterval: .milliseconds(50)),
+                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true),
             origin: origin, logger: logger,
             events: { event in
                 if case .media(let datagram) = event {
@@ -117,7 +117,7 @@ final class CallLoadParty: Sendable {
                 Task {
                     for await event in events {
                         switch event {
-                        case .media: continue
+                        case .media, .mediaStarted: continue
                         case .agent(.connected): connectedContinuation.yield(.success(()))
                         case .agent(.failed(let error)): connectedContinuation.yield(.failure(error))
                         case .agent: continue

@@ -42,7 +42,7 @@ final class LoadClient: Sendable {
         let (events, eventContinuation) = AsyncStream<ICEAgentDriver.Event>.makeStream()
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(
-                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true, tickInterval: .milliseconds(20)),
+                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true),
             origin: origin, logger: logger, events: { eventContinuation.yield($0) })
         let signaling = SignalingClient(
             configuration: SignalingClientConfiguration(url: url, accessToken: token, clientName: "preflight-load"), logger: logger)
@@ -59,7 +59,7 @@ final class LoadClient: Sendable {
                         case .media(let datagram): client.receive(datagram)
                         case .agent(.connected): connectedContinuation.yield(.success(()))
                         case .agent(.failed(let error)): connectedContinuation.yield(.failure(error))
-                        case .agent: continue
+                        case .agent, .mediaStarted: continue
                         }
                     }
                     connectedContinuation.finish()

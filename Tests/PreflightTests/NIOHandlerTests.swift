@@ -43,7 +43,7 @@ func collect(_ stream: AsyncStream<Datagram>) async -> [Datagram] {
         let (stream, continuation) = AsyncStream<Datagram>.makeStream()
         let recorder = InboundEventRecorder()
         let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(MediaSocket.Receiver(continuation: continuation))
+        try channel.pipeline.syncOperations.addHandler(MediaSocket.Receiver(deliver: { continuation.yield($0) }, finish: { continuation.finish() }))
         try channel.pipeline.syncOperations.addHandler(recorder)
         try drive(channel)
         return (stream, recorder.inactive)

@@ -107,7 +107,7 @@ import Testing
                 throw error
             case .media(let datagram):
                 media.receive(datagram)
-            case .agent:
+            case .agent, .mediaStarted:
                 continue
             }
         }

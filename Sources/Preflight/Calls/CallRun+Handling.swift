@@ -15,7 +15,10 @@ extension CallRun {
         case .ice(.agent(let event)):
             await handle(event, group: &group)
         case .ice(.media(let datagram)):
+            // The media session takes media on the event loop (`receiveMedia`); none comes here.
             media.receive(datagram)
+        case .ice(.mediaStarted):
+            break
         case .signaling(.message(let message)):
             await handle(message)
         case .signaling(.reconnecting(let error)):

@@ -96,10 +96,11 @@ extension CallRun {
             origin: origin, logger: logger, events: { inputs.yield(.ice($0)) })
         let media = MediaSession(
             configuration: MediaSessionConfiguration(cname: "preflight-\(ice.withAgent { $0.localUfrag })"),
-            origin: origin, wallClockOrigin: Double(startTime), transmit: { ice.sendMedia($0) },
+            origin: origin, wallClockOrigin: Double(startTime), eventLoop: ice.eventLoop, transmit: { ice.sendMedia($0) },
             telephoneEvents: { report in
                 if case .started = report, let digit = report.character { inputs.yield(.digit(digit)) }
             }, audioReceived: audioReceived)
+        ice.receiveMedia { media.receive($0) }
         return (ice, media, codecs)
     }
 

@@ -30,6 +30,8 @@ extension ConnectivityCheckRun {
             videoOut.receive(datagram)
         case .ice(.subscribe, .media(let datagram)):
             receiveSubscribed(datagram)
+        case .ice(_, .mediaStarted):
+            break
         case .videoStarted(let error):
             if let error {
                 cameraFailed(error)

@@ -29,6 +29,8 @@ extension LastmileProbeRun {
             try handle(event, group: &group)
         case .ice(.media(let datagram)):
             receive(datagram)
+        case .ice(.mediaStarted):
+            break
         case .control:
             try control(group: &group)
         case .quality:

@@ -188,7 +188,7 @@ public struct ICECheckList: Sendable {
             pairs[transaction.pair].requestsSent += 1
             checks.append(Check(pair: transaction.pair, transactionID: id, useCandidate: transaction.useCandidate))
         }
-        if let last = lastPaced, now - last < configuration.pacing - 1e-9 { return checks }
+        if let last = lastPaced, now < last + configuration.pacing - 1e-9 { return checks }
         if let check = nextNomination(now: now) ?? nextOrdinaryCheck(now: now) {
             lastPaced = now
             checks.append(check)
@@ -196,12 +196,29 @@ public struct ICECheckList: Sendable {
         return checks
     }
 
+    /// When ``poll(now:)`` next has something to do: the earliest retransmission, and the next
+    /// paced check while a pair waits to be checked or nominated; `nil` when nothing is due ever
+    /// (only answers can change that).
+    public var nextDeadline: Double? {
+        var deadline = transactions.values.lazy.map(\.nextRetransmit).min()
+        func include(_ time: Double) { deadline = deadline.map { min($0, time) } ?? time }
+        let paced = lastPaced.map { $0 + configuration.pacing - 1e-9 } ?? -.infinity
+        if pairs.contains(where: { $0.state == .waiting || $0.state == .frozen }) { include(paced) }
+        if selected == nil || renominate, nominating == nil, let firstValid,
+            let best = pairs.indices.first(where: { pairs[$0].state == .succeeded })
+        {
+            let betterPending = pairs[..<best].contains { $0.state != .failed }
+            include(max(paced, betterPending ? firstValid + configuration.nominationDelay : -.infinity))
+        }
+        return deadline
+    }
+
     mutating func nextNomination(now: Double) -> Check? {
         guard selected == nil || renominate, nominating == nil, let firstValid else { return nil }
         guard let best = pairs.indices.first(where: { pairs[$0].state == .succeeded }) else { return nil }
         // Wait while a better pair may still validate, but not past the nomination delay.
         let betterPending = pairs[..<best].contains { $0.state != .failed }
-        guard !betterPending || now - firstValid >= configuration.nominationDelay else { return nil }
+        guard !betterPending || now >= firstValid + configuration.nominationDelay else { return nil }
         nominating = best
         return start(pair: best, useCandidate: true, consent: false, now: now)
     }

@@ -194,6 +194,12 @@ public struct TURNClient: Sendable {
         return (resend, events)
     }
 
+    /// When ``retransmissions(now:)`` next has something to do: the earliest retransmission
+    /// timer; `nil` when nothing is outstanding or the transport is a stream.
+    public var nextDeadline: Double? {
+        isStream ? nil : pending.values.lazy.map(\.nextRetransmit).min()
+    }
+
     /// Handles a STUN message from the server: responses to this client's requests and Data
     /// indications.
     public mutating func handle(_ message: STUNMessage, now: Double) -> Event {

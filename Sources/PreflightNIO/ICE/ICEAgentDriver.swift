@@ -6,21 +6,33 @@ import Synchronization
 
 /// Moves an ``ICEAgent``'s bytes: binds its UDP sockets, resolves and connects its servers,
 /// feeds it what arrives and the time, sends what it asks, and delivers its events and the
-/// media over the selected pair on ``events``. The agent's logic is all in ``ICEAgent``; this is
-/// the thin NIO part.
+/// media over the selected pair. The agent's logic is all in ``ICEAgent``; this is the thin NIO
+/// part.
+///
+/// Time: the driver arms one timer, on the IPv4 socket's event loop, for the agent's
+/// ``ICEAgent/nextDeadline`` and polls the agent when it fires; after every input it reads the
+/// deadline again and re-arms only when it came forward. There is no periodic tick: an idle
+/// connected agent wakes for its consent checks and nothing else.
+///
+/// Datagrams are handled on the sockets' event loops as they arrive (no task hop). Events go to
+/// the `events` function given to ``bind(configuration:origin:logger:events:)`` in the order the
+/// agent produced them, one at a time and outside the agent's lock, so a handler may call
+/// ``withAgent(_:)`` or feed the driver again. Media goes to the function given to
+/// ``receiveMedia(_:)`` (on the event loop, in arrival order), else as ``Event/media(_:)``.
 ///
 /// Start ``run()`` in a task, then ``gather(servers:)``, and once the remote candidates are known
-/// ``connect(remote:)``. ``close()`` ends it. Events and media go straight to the `events`
-/// function given to ``bind(configuration:origin:logger:events:)``, in order and one at a time,
-/// so that its owner can put them in one queue with its other inputs (no extra hop that timers
-/// could overtake).
+/// ``connect(remote:)``. ``close()`` ends it.
 public final class ICEAgentDriver: Sendable {
     /// What the driver reports, in the order it happened.
     public enum Event: Sendable {
         /// Something the agent reported.
         case agent(ICEAgent.Event)
-        /// RTP or RTCP that came over the selected pair, stamped with its arrival.
+        /// RTP or RTCP that came over the selected pair, stamped with its arrival (unless
+        /// ``ICEAgentDriver/receiveMedia(_:)`` took it).
         case media(Datagram)
+        /// The first RTP or RTCP datagram over a selected pair arrived (once per driver, before
+        /// that datagram is delivered).
+        case mediaStarted(ContinuousClock.Instant)
     }
 
     /// The configuration it was made with.
@@ -28,13 +40,30 @@ public final class ICEAgentDriver: Sendable {
     /// Time 0 of the agent's clock.
     public let origin: ContinuousClock.Instant
     let deliver: @Sendable (Event) -> Void
-    let agent: Mutex<ICEAgent>
+    let state: Mutex<State>
     let socket: MediaSocket
     let ipv6Socket: MediaSocket?
     let streams = Mutex<[ICEAgent.ServerID: TURNStreamConnection]>([:])
     let work: AsyncStream<Work>
     let workContinuation: AsyncStream<Work>.Continuation
     let logger: Logger
+
+    /// The agent and what the driver keeps beside it, under one lock.
+    struct State: Sendable {
+        var agent: ICEAgent
+        /// The armed timer, the agent time it fires at, and its generation.
+        var timer: (task: Scheduled<Void>, deadline: Double, generation: UInt64)?
+        /// Timers armed so far: each timer's generation.
+        var timersArmed: UInt64 = 0
+        /// Events produced and not yet delivered, oldest first.
+        var outbox: [Event] = []
+        /// Whether a thread is delivering the outbox (the others only add to it).
+        var delivering = false
+        var mediaStarted = false
+        /// Where media goes instead of the events (``ICEAgentDriver/receiveMedia(_:)``).
+        var mediaReceiver: (@Sendable (Datagram) -> Void)?
+        var closed = false
+    }
 
     enum Work: Sendable {
         case resolve(ICEAgent.ServerID, host: String, port: Int)
@@ -53,11 +82,19 @@ public final class ICEAgentDriver: Sendable {
         configuration: ICEAgentDriverConfiguration, origin: ContinuousClock.Instant = .now, logger: Logger,
         events: @escaping @Sendable (Event) -> Void
     ) async throws(PreflightError) -> ICEAgentDriver {
-        let socket = try await MediaSocket.bind(host: configuration.ipv4Address, receiveBufferSize: configuration.receiveBufferSize)
+        // The sockets exist before the driver: they reach it through this box.
+        let box = DriverBox()
+        let socket = try await MediaSocket.bind(host: configuration.ipv4Address, receiveBufferSize: configuration.receiveBufferSize) {
+            box.driver?.received($0, on: .ipv4)
+        }
         let ipv6Socket =
-            configuration.bindsIPv6 ? try? await MediaSocket.bind(host: "::", receiveBufferSize: configuration.receiveBufferSize) : nil
-        return ICEAgentDriver(
+            configuration.bindsIPv6
+            ? try? await MediaSocket.bind(host: "::", receiveBufferSize: configuration.receiveBufferSize) { box.driver?.received($0, on: .ipv6) }
+            : nil
+        let driver = ICEAgentDriver(
             configuration: configuration, origin: origin, socket: socket, ipv6Socket: ipv6Socket, logger: logger, events: events)
+        box.driver = driver
+        return driver
     }
 
     private init(
@@ -69,10 +106,14 @@ public final class ICEAgentDriver: Sendable {
         self.socket = socket
         self.ipv6Socket = ipv6Socket
         self.logger = logger
-        agent = Mutex(ICEAgent(configuration: configuration.agent))
+        state = Mutex(State(agent: ICEAgent(configuration: configuration.agent)))
         deliver = events
         (work, workContinuation) = AsyncStream<Work>.makeStream()
     }
+
+    /// The IPv4 socket's event loop, where the agent's timer runs: a ``MediaSession`` that paces
+    /// its frames here writes them without a hop.
+    public var eventLoop: any EventLoop { socket.channel.eventLoop }
 
     /// The agent's time of an instant: seconds since ``origin``.
     public func seconds(_ instant: ContinuousClock.Instant) -> Double {
@@ -81,21 +122,13 @@ public final class ICEAgentDriver: Sendable {
 
     /// Reads the agent's state (its records for a report, its phase…).
     public func withAgent<Result: Sendable>(_ body: (borrowing ICEAgent) -> Result) -> Result {
-        agent.withLock { body($0) }
+        state.withLock { body($0.agent) }
     }
 
-    /// Receives, ticks and connects until ``close()`` (or the task is cancelled).
+    /// Resolves and connects the agent's servers until ``close()`` (or the task is cancelled).
+    /// Datagrams and the timer need no task: they run on the sockets' event loop.
     public func run() async {
         await withDiscardingTaskGroup { group in
-            group.addTask {
-                for await datagram in self.socket.datagrams { self.received(datagram, on: .ipv4) }
-            }
-            if let ipv6Socket {
-                group.addTask {
-                    for await datagram in ipv6Socket.datagrams { self.received(datagram, on: .ipv6) }
-                }
-            }
-            group.addTask { await self.tick() }
             for await item in work {
                 switch item {
                 case .resolve(let id, let host, let port):
@@ -127,26 +160,54 @@ public final class ICEAgentDriver: Sendable {
         try tryUpdate { agent throws(PreflightError) in try agent.connect(remote: remote, now: self.seconds(.now)) }
     }
 
+    /// Hands the media over the selected pair to `receiver` from now on, on the socket's event
+    /// loop in arrival order (it must not block), instead of delivering it as ``Event/media(_:)``:
+    /// no task hop per datagram.
+    public func receiveMedia(_ receiver: @escaping @Sendable (Datagram) -> Void) {
+        state.withLock { $0.mediaReceiver = receiver }
+    }
+
     /// Sends media over the selected pair; nothing before one is selected or after the end.
     /// - Returns: whether it was sent.
     @discardableResult
     public func sendMedia(_ bytes: [UInt8]) -> Bool {
-        guard let route = agent.withLock({ $0.mediaRoute }), let framed = route.frame(bytes) else { return false }
+        guard let route = state.withLock({ $0.agent.mediaRoute }), let framed = route.frame(bytes) else { return false }
         send(framed, route.transport)
         return true
     }
 
     /// From now on silence from the remote side does not disconnect (the media ended).
     public func stopWatchingLiveness() {
-        agent.withLock { $0.stopWatchingLiveness() }
+        update { $0.stopWatchingLiveness() }
     }
 
     /// Deletes the TURN allocations, closes the connections and sockets; no event follows.
     public func close() async {
         // The agent deletes its allocations and closes its stream connections (`closeStream`).
         update { $0.close(now: self.seconds(.now)) }
+        state.withLock { state in
+            state.closed = true
+            state.outbox.removeAll()
+            state.timer?.task.cancel()
+            state.timer = nil
+        }
         workContinuation.finish()
         await socket.close()
         await ipv6Socket?.close()
+    }
+}
+
+/// How the sockets, bound before their driver exists, reach it: weakly, so that a driver nobody
+/// holds goes away with its sockets.
+final class DriverBox: Sendable {
+    private let reference = Mutex<Weak>(Weak())
+
+    struct Weak: Sendable {
+        weak var driver: ICEAgentDriver?
+    }
+
+    var driver: ICEAgentDriver? {
+        get { reference.withLock { $0.driver } }
+        set { reference.withLock { $0.driver = newValue } }
     }
 }

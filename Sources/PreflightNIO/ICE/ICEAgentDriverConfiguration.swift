@@ -13,8 +13,6 @@ public struct ICEAgentDriverConfiguration: Sendable {
     public var offersLoopback: Bool
     /// A PEM file of CA certificates to trust for `turns:` besides the system's: `nil` by default.
     public var turnTrustedCertificatesFile: String?
-    /// How often the agent is given the time (check pacing, retransmissions, timeouts): 10 ms.
-    public var tickInterval: Duration
     /// The sockets' receive buffer, bytes (`SO_RCVBUF`; the kernel may cap it): `nil`, the
     /// system's default, by default. A bandwidth probe asks for ≥ 1 MB so that a burst is not
     /// dropped on this host.
@@ -23,7 +21,7 @@ public struct ICEAgentDriverConfiguration: Sendable {
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
         agent: ICEAgent.Configuration = ICEAgent.Configuration(), ipv4Address: String = "0.0.0.0", bindsIPv6: Bool = true,
-        offersLoopback: Bool = false, turnTrustedCertificatesFile: String? = nil, tickInterval: Duration = .milliseconds(10),
+        offersLoopback: Bool = false, turnTrustedCertificatesFile: String? = nil,
         receiveBufferSize: Int? = nil
     ) {
         self.receiveBufferSize = receiveBufferSize
@@ -32,6 +30,5 @@ public struct ICEAgentDriverConfiguration: Sendable {
         self.bindsIPv6 = bindsIPv6
         self.offersLoopback = offersLoopback
         self.turnTrustedCertificatesFile = turnTrustedCertificatesFile
-        self.tickInterval = tickInterval
     }
 }

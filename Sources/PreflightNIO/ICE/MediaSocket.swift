@@ -3,9 +3,11 @@ import NIOPosix
 import PreflightCore
 
 /// The client's UDP media socket: every datagram received is stamped on the event loop and
-/// delivered on ``datagrams``; ``send(_:to:)`` writes from any task.
+/// delivered on ``datagrams`` (or, bound with a `receive` function, handed to it on the event
+/// loop: no task hop per datagram); ``send(_:to:)`` writes from any task.
 public final class MediaSocket: Sendable {
-    /// Datagrams received, in arrival order; finishes when the socket closes.
+    /// Datagrams received, in arrival order; finishes when the socket closes. Empty and finished
+    /// for a socket bound with a `receive` function.
     public let datagrams: AsyncStream<Datagram>
     /// The bound channel.
     public let channel: any Channel
@@ -28,6 +30,32 @@ public final class MediaSocket: Sendable {
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(PreflightError) -> MediaSocket {
         let (stream, continuation) = AsyncStream<Datagram>.makeStream(bufferingPolicy: .bufferingNewest(bufferedDatagrams))
+        return try await bind(
+            host: host, port: port, receiveBufferSize: receiveBufferSize, group: group, stream: stream,
+            receiver: Receiver(deliver: { continuation.yield($0) }, finish: { continuation.finish() }))
+    }
+
+    /// Binds a UDP socket whose datagrams go to `receive`, called on the socket's event loop in
+    /// arrival order (it must not block); ``datagrams`` stays empty.
+    /// - Parameters:
+    ///   - host: the local address.
+    ///   - receiveBufferSize: the socket's `SO_RCVBUF`, bytes; `nil` (the system's default) by default.
+    ///   - receive: receives each datagram; nothing after the socket closed.
+    /// - Throws: ``PreflightError`` `.socketBindFailed` when the socket cannot be bound.
+    public static func bind(
+        host: String, receiveBufferSize: Int? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        receive: @escaping @Sendable (Datagram) -> Void
+    ) async throws(PreflightError) -> MediaSocket {
+        let (stream, continuation) = AsyncStream<Datagram>.makeStream()
+        continuation.finish()
+        return try await bind(
+            host: host, port: 0, receiveBufferSize: receiveBufferSize, group: group, stream: stream,
+            receiver: Receiver(deliver: receive, finish: {}))
+    }
+
+    private static func bind(
+        host: String, port: Int, receiveBufferSize: Int?, group: any EventLoopGroup, stream: AsyncStream<Datagram>, receiver: Receiver
+    ) async throws(PreflightError) -> MediaSocket {
         do {
             var bootstrap = DatagramBootstrap(group: group)
             if let receiveBufferSize {
@@ -37,14 +65,14 @@ public final class MediaSocket: Sendable {
                 .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 2048))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(Receiver(continuation: continuation))
+                        try channel.pipeline.syncOperations.addHandler(receiver)
                     }
                 }
                 .bind(host: host, port: port)
                 .get()
             return MediaSocket(channel: channel, datagrams: stream)
         } catch {
-            continuation.finish()
+            receiver.finish()
             throw PreflightError(code: .socketBindFailed, message: "media: cannot bind UDP on \(host):\(port)", underlying: error)
         }
     }
@@ -64,19 +92,21 @@ public final class MediaSocket: Sendable {
 
     final class Receiver: ChannelInboundHandler, Sendable {
         typealias InboundIn = AddressedEnvelope<ByteBuffer>
-        let continuation: AsyncStream<Datagram>.Continuation
+        let deliver: @Sendable (Datagram) -> Void
+        let finish: @Sendable () -> Void
 
-        init(continuation: AsyncStream<Datagram>.Continuation) {
-            self.continuation = continuation
+        init(deliver: @escaping @Sendable (Datagram) -> Void, finish: @escaping @Sendable () -> Void) {
+            self.deliver = deliver
+            self.finish = finish
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let envelope = unwrapInboundIn(data)
-            continuation.yield(Datagram(data: envelope.data, source: envelope.remoteAddress, arrival: .now))
+            deliver(Datagram(data: envelope.data, source: envelope.remoteAddress, arrival: .now))
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            continuation.finish()
+            finish()
             context.fireChannelInactive()
         }
 

@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 @_spi(Testing) import PreflightCore
 import Synchronization
 
@@ -15,6 +17,8 @@ public final class MediaSession: Sendable {
     public let origin: ContinuousClock.Instant
     /// Wall-clock milliseconds since the Unix epoch at ``origin``.
     public let wallClockOrigin: Double
+    /// Where frames are paced (the media socket's, so that packets are written without a hop).
+    public let eventLoop: any EventLoop
     let transmit: @Sendable ([UInt8]) -> Bool
     let telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)?
     let audioReceived: (@Sendable ([Int16]) -> Void)?
@@ -47,6 +51,7 @@ public final class MediaSession: Sendable {
     ///   - configuration: SSRC, sequence numbers, clock rate.
     ///   - origin: time 0 of the session's clock.
     ///   - wallClockOrigin: wall-clock milliseconds since the Unix epoch at `origin`.
+    ///   - eventLoop: where frames are paced: the media socket's; any of NIO's by default.
     ///   - transmit: sends one RTP or RTCP packet on the current route; `false` when there is none
     ///     (the packet is dropped and not counted as sent).
     ///   - telephoneEvents: receives each RFC 4733 event (DTMF digit) the remote side sends, once
@@ -57,12 +62,13 @@ public final class MediaSession: Sendable {
     ///     measure it.
     public init(
         configuration: MediaSessionConfiguration, origin: ContinuousClock.Instant, wallClockOrigin: Double,
-        transmit: @escaping @Sendable ([UInt8]) -> Bool, telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)? = nil,
+        eventLoop: any EventLoop = MultiThreadedEventLoopGroup.singleton.any(), transmit: @escaping @Sendable ([UInt8]) -> Bool, telephoneEvents: (@Sendable (DTMFReceiver.Report) -> Void)? = nil,
         audioReceived: (@Sendable ([Int16]) -> Void)? = nil
     ) {
         self.configuration = configuration
         self.origin = origin
         self.wallClockOrigin = wallClockOrigin
+        self.eventLoop = eventLoop
         self.transmit = transmit
         self.telephoneEvents = telephoneEvents
         self.audioReceived = audioReceived
@@ -107,29 +113,31 @@ public final class MediaSession: Sendable {
     }
 
     /// Sends `source`'s frames on their schedule until it ends, ``stopSending()`` is called, or
-    /// the task is cancelled. The schedule is absolute: a late wake-up does not shift later frames.
+    /// the task is cancelled. The schedule is absolute (a late wake-up does not shift later
+    /// frames) and runs on ``eventLoop``: one timer per frame, the packets written from it, no
+    /// task hop per packet.
     public func send(_ source: some MediaSource) async {
-        var source = source
-        let clock = ContinuousClock()
-        var due = clock.now
-        var sequence = configuration.firstSequence
-        var timestamp = configuration.firstTimestamp
-        while !Task.isCancelled, state.withLock({ $0.sending }), let frame = source.nextFrame() {
-            do { try await Task.sleep(until: due, clock: clock) } catch { return }
-            guard state.withLock({ $0.sending }) else { return }
-            let sendTime = microseconds(clock.now)
-            for (index, payload) in frame.payloads.enumerated() {
-                let packet = RTPPacket(
-                    marker: frame.marksLastPacket && index == frame.payloads.count - 1, payloadType: frame.payloadType ?? source.payloadType,
-                    sequenceNumber: sequence, timestamp: timestamp &- frame.timestampLag, ssrc: configuration.ssrc,
-                    headerExtension: MediaExtension.clientExtension(sendMicroseconds: sendTime), payload: payload[...])
-                sequence &+= 1
-                guard let plain = try? packet.encoded(), let bytes = protect(plain, rtcp: false), transmit(bytes) else { continue }
-                state.withLock { $0.meter.recordSent(bytes: bytes.count, audioLevel: frame.audioLevel) }
-            }
-            timestamp &+= frame.timestampIncrement
-            due += frame.interval
+        let pacer = FramePacer(session: self, source: source)
+        await withTaskCancellationHandler {
+            await pacer.run()
+        } onCancel: {
+            pacer.stop()
         }
+    }
+
+    /// Sends one frame's packets (on the pacer's event loop); `sequence` and `timestamp` advance.
+    func send(_ frame: MediaFrame, payloadType: UInt8, sequence: inout UInt16, timestamp: inout UInt32, at instant: ContinuousClock.Instant) {
+        let sendTime = microseconds(instant)
+        for (index, payload) in frame.payloads.enumerated() {
+            let packet = RTPPacket(
+                marker: frame.marksLastPacket && index == frame.payloads.count - 1, payloadType: frame.payloadType ?? payloadType,
+                sequenceNumber: sequence, timestamp: timestamp &- frame.timestampLag, ssrc: configuration.ssrc,
+                headerExtension: MediaExtension.clientExtension(sendMicroseconds: sendTime), payload: payload[...])
+            sequence &+= 1
+            guard let plain = try? packet.encoded(), let bytes = protect(plain, rtcp: false), transmit(bytes) else { continue }
+            state.withLock { $0.meter.recordSent(bytes: bytes.count, audioLevel: frame.audioLevel) }
+        }
+        timestamp &+= frame.timestampIncrement
     }
 
     /// Stops sending: what is in flight may still arrive.

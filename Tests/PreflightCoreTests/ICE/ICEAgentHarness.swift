@@ -1,4 +1,5 @@
 import PreflightCore
+import Testing
 
 /// Drives an ``ICEAgent`` on a fake clock against a scripted ICE-lite peer: the agent's outputs are
 /// collected, and the peer answers the checks it is told to answer.
@@ -14,6 +15,8 @@ struct ICEAgentHarness {
     let remotePassword = "edge-password-0123456789"
     /// Whether the peer answers checks.
     var answering = true
+    /// The agent's deadlines ``run(until:)`` polled at.
+    var polls = 0
 
     init(configuration: ICEAgent.Configuration = ICEAgent.Configuration(), seed: UInt64 = 1) {
         agent = ICEAgent(configuration: configuration, localUfrag: "ufrag", localPassword: "password-0123456789ab", seed: seed)
@@ -60,15 +63,33 @@ struct ICEAgentHarness {
         }
     }
 
-    /// Advances the fake clock in `step`s to `time`, answering new checks when ``answering``.
-    mutating func run(until time: Double, step: Double = 0.01) {
+    /// Advances the fake clock to `time` the way the driver does: from one of the agent's
+    /// ``ICEAgent/nextDeadline``s to the next, polling at each, answering new checks when
+    /// ``answering``. A deadline that does not move past the time it was polled at (a driver
+    /// would spin) is recorded as an issue.
+    mutating func run(until time: Double) {
         while now < time - 1e-9 {
-            now = min(time, now + step)
-            let before = transmitted.count
-            agent.poll(now: now)
-            collect()
-            if answering { answerChecks(from: before) }
+            guard let deadline = agent.nextDeadline, deadline < time else {
+                now = time
+                poll()
+                return
+            }
+            now = max(now, deadline)
+            poll()
+            polls += 1
+            if let next = agent.nextDeadline, next <= now {
+                Issue.record("the agent's next deadline \(next) did not move past \(now) after a poll")
+                return
+            }
         }
+    }
+
+    /// Polls the agent now, answering new checks when ``answering``.
+    mutating func poll() {
+        let before = transmitted.count
+        agent.poll(now: now)
+        collect()
+        if answering { answerChecks(from: before) }
     }
 
     /// Answers the checks transmitted since index `start` as an ICE-lite peer would, and those the

@@ -43,8 +43,8 @@ extension ICEAgent {
         pollChecks(now: now)
     }
 
-    /// Time passed: retransmissions, checks, consent, and the timeouts. Call it often (every
-    /// 10 ms paces the checks as the check list asks).
+    /// Time passed: retransmissions, checks, consent, and the timeouts. Call it at
+    /// ``nextDeadline`` (earlier or more often does no harm).
     public mutating func poll(now: Double) {
         switch phase {
         case .new, .failed, .closed:
@@ -195,7 +195,7 @@ extension ICEAgent {
     /// checked again; the consent timeout then fails ICE.
     mutating func checkLiveness(now: Double) {
         guard phase == .connected, watchesLiveness, let last = lastReceived else { return }
-        if disconnectedSince == nil, now - last > configuration.disconnectTimeout.inSeconds {
+        if disconnectedSince == nil, now >= last + configuration.disconnectTimeout.inSeconds {
             disconnectedSince = now
             mark(.iceConnectionState, "disconnected", now: now)
             let error = PreflightError(
@@ -204,8 +204,10 @@ extension ICEAgent {
             emit(.disconnected(error, at: now))
             checkList?.restart(now: now)
             nextConsent = now
+            // The first checks go now, not at the next deadline.
+            pollChecks(now: now)
         }
-        if disconnectedSince != nil, let consent = lastConsent, now - consent > configuration.consentTimeout.inSeconds {
+        if disconnectedSince != nil, let consent = lastConsent, now >= consent + configuration.consentTimeout.inSeconds {
             fail(PreflightError(
                 code: .mediaConnectionFailed,
                 message: "ICE: consent expired: no answer on the selected pair for \(configuration.consentTimeout) (RFC 7675), and no other pair answered"),
