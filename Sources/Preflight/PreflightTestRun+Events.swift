@@ -35,7 +35,7 @@ extension PreflightTestRun {
         case .testEnded:
             // A settled verdict and the maximum's timer may both end the test: once.
             guard mediaEnded == nil else { break }
-            if let since = ice.withAgent({ $0.disconnectedSince }) {
+            if let since = disconnectedSince {
                 takeFinalSample()
                 throw PreflightError(
                     code: .mediaConnectionFailed,
@@ -73,6 +73,7 @@ extension PreflightTestRun {
         timing.signaling = TimingMeasurement(startTime: startTime, endTime: wallTime(now))
         mark(.signalingState, "stable", at: now)
         phase = .checking
+        checkingStarted = .now
         try ice.connect(remote: answer.ice)
         publish()
     }
@@ -125,11 +126,8 @@ extension PreflightTestRun {
                 }
                 if let peer { timeline.append(ConnectionStateEvent(group: .peerConnectionState, name: peer, timestamp: entry.timestamp)) }
             }
-        case .gatheringComplete(let candidates):
-            let parameters = ice.withAgent { $0.localParameters }
-            let invite = SignalingMessage.Invite(
-                ice: ICEParameters(ufrag: parameters.ufrag, pwd: parameters.pwd, candidates: candidates), codecs: offeredCodecs,
-                params: options.params)
+        case .gatheringComplete(let parameters, _):
+            let invite = SignalingMessage.Invite(ice: parameters, codecs: offeredCodecs, params: options.params)
             let signaling = signaling
             let inputs = inputs
             group.addTask {
@@ -145,8 +143,8 @@ extension PreflightTestRun {
         case .connected(let pair, let at):
             selectedPair = pair
             phase = .media
-            let start = ice.withAgent { $0.checkingStarted } ?? at
-            timing.iceConnection = TimingMeasurement(startTime: wallTime(agentTime: start), endTime: wallTime(agentTime: at))
+            let start = checkingStarted.map { wallTime($0) } ?? wallTime(agentTime: at)
+            timing.iceConnection = TimingMeasurement(startTime: start, endTime: wallTime(agentTime: at))
             publish()
             test.emit(.connected)
             startMedia(in: &group)
@@ -155,10 +153,12 @@ extension PreflightTestRun {
             publish()
         case .reconnected(let pair, let at):
             selectedPair = pair
+            disconnectedSince = nil
             timeline.append(ConnectionStateEvent(group: .peerConnectionState, name: "connected", timestamp: wallTime(agentTime: at)))
             test.emit(.reconnected)
             publish()
-        case .disconnected(let error, _):
+        case .disconnected(let error, let at):
+            disconnectedSince = at
             logger.info("ICE disconnected", metadata: ["after": "\(options.mediaTimeout)"])
             test.emit(.reconnecting(error))
             publish()
@@ -192,7 +192,7 @@ extension PreflightTestRun {
         guard !peerConnected else { return }
         peerConnected = true
         mark(.peerConnectionState, "connected", at: instant)
-        let start = ice.withAgent { $0.checkingStarted }.map { wallTime(agentTime: $0) } ?? wallTime(instant)
+        let start = checkingStarted.map { wallTime($0) } ?? wallTime(instant)
         timing.peerConnection = TimingMeasurement(startTime: start, endTime: wallTime(instant))
         publish()
     }

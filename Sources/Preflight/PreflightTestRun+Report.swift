@@ -12,10 +12,10 @@ extension PreflightTestRun {
     }
 
     func partialReport() -> PreflightReport {
-        let (candidates, pairs, errors) = ice.withAgent { ($0.candidateStats, $0.pairRecords, $0.candidateErrors) }
+        let records = ice.records()
         let meter = media.meter
         var report = PreflightReport(
-            callSid: callSid ?? "", edge: edgeName, selectedEdge: options.selectedEdge, iceCandidates: candidates,
+            callSid: callSid ?? "", edge: edgeName, selectedEdge: options.selectedEdge, iceCandidates: records.candidates,
             selectedIceCandidatePair: selectedPair, warnings: warnings.raisedRecords, warningsCleared: warnings.clearedRecords,
             networkTiming: timing, isTurnRequired: selectedPair.map(\.usesRelay))
         report.setSamples(samples)
@@ -30,8 +30,8 @@ extension PreflightTestRun {
         // The agent's entries come through a stream, the run's own are written at once: order
         // them by time (a stable sort keeps the order of entries of the same millisecond).
         report.timeline = timeline.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
-        report.iceCandidatePairs = pairs
-        report.iceCandidateErrors = errors
+        report.iceCandidatePairs = records.pairs
+        report.iceCandidateErrors = records.candidateErrors
         report.verdictSettlement = settlement
         return report
     }

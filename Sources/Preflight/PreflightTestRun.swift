@@ -48,6 +48,10 @@ struct PreflightTestRun {
     var samples: [StatsSample] = []
     var timing = NetworkTiming()
     var peerConnected = false
+    /// When checking started: the answer's candidates went to the agent.
+    var checkingStarted: ContinuousClock.Instant?
+    /// Since when the selected pair is silent (agent time); `nil` while connected.
+    var disconnectedSince: Double?
     var lastSample: ContinuousClock.Instant?
     /// When the test's media ended: sending stops, and what is still in flight drains.
     var mediaEnded: ContinuousClock.Instant?
@@ -131,7 +135,7 @@ struct PreflightTestRun {
         }
         let media = MediaSession(
             configuration: MediaSessionConfiguration(
-                cname: "preflight-\(ice.withAgent { $0.localUfrag })", countsReorderedAsLost: options.countsReorderedAsLost),
+                cname: "preflight-\(ice.localUfrag)", countsReorderedAsLost: options.countsReorderedAsLost),
             origin: origin, wallClockOrigin: Double(startTime), eventLoop: ice.eventLoop, transmit: { ice.sendMedia($0) },
             audioReceived: audioReceived)
         ice.receiveMedia { media.receive($0) }

@@ -54,12 +54,9 @@ extension CallRun {
     /// What the ICE agent reported.
     mutating func handle(_ event: ICEAgent.Event, group: inout TaskGroup<Void>) async {
         switch event {
-        case .gatheringComplete(let candidates):
+        case .gatheringComplete(let parameters, let gathered):
             guard !call.isDisconnected else { return }
-            let local = ice.withAgent { $0.localParameters }
-            let parameters = ICEParameters(ufrag: local.ufrag, pwd: local.pwd, candidates: candidates)
-            note(candidates: candidates, remote: false)
-            let gathered = ice.withAgent { $0.candidateStats.filter { !$0.isRemote } }
+            note(candidates: parameters.candidates, remote: false)
             call.storage.withLock { $0.iceCandidates = gathered }
             note(.signalingState, "have-local-offer")
             if options.encryptsMedia { srtpKey = SRTPKeyingMaterial.random() }

@@ -95,7 +95,7 @@ extension CallRun {
                 turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
             origin: origin, logger: logger, events: { inputs.yield(.ice($0)) })
         let media = MediaSession(
-            configuration: MediaSessionConfiguration(cname: "preflight-\(ice.withAgent { $0.localUfrag })"),
+            configuration: MediaSessionConfiguration(cname: "preflight-\(ice.localUfrag)"),
             origin: origin, wallClockOrigin: Double(startTime), eventLoop: ice.eventLoop, transmit: { ice.sendMedia($0) },
             telephoneEvents: { report in
                 if case .started = report, let digit = report.character { inputs.yield(.digit(digit)) }

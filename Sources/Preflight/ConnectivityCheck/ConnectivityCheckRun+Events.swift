@@ -86,15 +86,10 @@ extension ConnectivityCheckRun {
 
     mutating func handle(_ event: ICEAgent.Event, on leg: Leg, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch event {
-        case .gatheringComplete(let candidates):
-            gathered[leg] = candidates
+        case .gatheringComplete(let parameters, _):
+            gathered[leg] = parameters
             guard let publish = gathered[.publish], let subscribe = gathered[.subscribe] else { return }
-            let publishParameters = publishICE.withAgent { $0.localParameters }
-            let subscribeParameters = subscribeICE.withAgent { $0.localParameters }
-            let request = SignalingMessage.ConnectivityCheck(
-                publish: ICEParameters(ufrag: publishParameters.ufrag, pwd: publishParameters.pwd, candidates: publish),
-                subscribe: ICEParameters(ufrag: subscribeParameters.ufrag, pwd: subscribeParameters.pwd, candidates: subscribe),
-                codecs: offeredCodecs)
+            let request = SignalingMessage.ConnectivityCheck(publish: publish, subscribe: subscribe, codecs: offeredCodecs)
             let signaling = signaling
             let inputs = inputs
             group.addTask {

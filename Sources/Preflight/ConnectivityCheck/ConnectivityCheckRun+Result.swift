@@ -66,8 +66,8 @@ extension ConnectivityCheckRun {
         let jitter = max(audio.jitter, video.jitter)
         result.mediaServerReport.connectionQualityScore = received > 0 && trips > 0
             ? ConnectionQualityScore(mos: MeanOpinionScore.mos(rtt: rtt, jitter: jitter, packetLossPercent: lossPercent)) : .noData
-        result.mediaServerReport.publishIceCandidatesGathered = publishICE.withAgent { $0.candidateStats.filter { !$0.isRemote } }
-        result.mediaServerReport.subscribeIceCandidatesGathered = subscribeICE.withAgent { $0.candidateStats.filter { !$0.isRemote } }
+        result.mediaServerReport.publishIceCandidatesGathered = publishICE.records().candidates.filter { !$0.isRemote }
+        result.mediaServerReport.subscribeIceCandidatesGathered = subscribeICE.records().candidates.filter { !$0.isRemote }
         // Devices: a microphone passed when its audio went out, a speaker when audio came back
         // to it, a camera when its pictures were published.
         if result.deviceTestReport.microphone.tested {

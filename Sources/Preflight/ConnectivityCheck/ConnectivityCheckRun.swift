@@ -40,7 +40,7 @@ struct ConnectivityCheckRun {
     var logger: Logger { diagnostics.logger }
 
     var result: ConnectivityCheckResult
-    var gathered: [Leg: [ICECandidate]] = [:]
+    var gathered: [Leg: ICEParameters] = [:]
     var connected: Set<Leg> = []
     var callSid: String?
     var video: any VideoFrameSource

@@ -75,10 +75,9 @@ extension LastmileProbeRun {
     /// What the ICE agent reported.
     mutating func handle(_ event: ICEAgent.Event, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch event {
-        case .gatheringComplete(let candidates):
-            let parameters = ice.withAgent { $0.localParameters }
+        case .gatheringComplete(let parameters, _):
             let request = SignalingMessage.Probe(
-                ice: ICEParameters(ufrag: parameters.ufrag, pwd: parameters.pwd, candidates: candidates),
+                ice: parameters,
                 expectedUplinkBitrate: config.probeUplink ? config.expectedUplinkBitrate : nil,
                 expectedDownlinkBitrate: config.probeDownlink ? config.expectedDownlinkBitrate : nil)
             let signaling = signaling

@@ -106,7 +106,9 @@ public final class ICEAgentDriver: Sendable {
         self.socket = socket
         self.ipv6Socket = ipv6Socket
         self.logger = logger
-        state = Mutex(State(agent: ICEAgent(configuration: configuration.agent)))
+        let agent = ICEAgent(configuration: configuration.agent)
+        localUfrag = agent.localUfrag
+        state = Mutex(State(agent: agent))
         deliver = events
         (work, workContinuation) = AsyncStream<Work>.makeStream()
     }
@@ -120,7 +122,16 @@ public final class ICEAgentDriver: Sendable {
         (instant - origin).inSeconds
     }
 
-    /// Reads the agent's state (its records for a report, its phase…).
+    /// The agent's ICE username fragment (it never changes).
+    public let localUfrag: String
+
+    /// The agent's records for a report: candidates, pairs, servers that gave none.
+    public func records() -> ICEAgent.Records {
+        state.withLock { $0.agent.records }
+    }
+
+    /// Reads the agent's state (its phase, its parameters…); runs take what they need from the
+    /// events and ``records()`` instead.
     public func withAgent<Result: Sendable>(_ body: (borrowing ICEAgent) -> Result) -> Result {
         state.withLock { body($0.agent) }
     }

@@ -13,7 +13,10 @@ import Testing
         var harness = ICEAgentHarness()
         harness.gather(hosts: Self.twoHosts)
         let complete = try #require(harness.firstEvent { if case .gatheringComplete = $0 { true } else { false } })
-        guard case .gatheringComplete(let candidates) = complete.event else { return }
+        guard case .gatheringComplete(let parameters, let stats) = complete.event else { return }
+        let candidates = parameters.candidates
+        #expect(parameters.ufrag == "ufrag" && parameters.pwd == "password-0123456789ab")
+        #expect(stats.map(\.ip) == candidates.map(\.address))
         #expect(complete.time == 0)
         #expect(candidates.map(\.address) == ["10.0.0.1", "10.0.1.1"])
         #expect(candidates.allSatisfy { $0.type == .host && $0.port == 5000 && $0.component == 1 })

@@ -1,7 +1,7 @@
 extension ICEAgent {
     /// Starts gathering: host candidates at once, then a Binding request to every STUN server and
     /// an Allocate to every TURN server. Gathering completes when every server answered, failed,
-    /// or ``Configuration/gatheringTimeout`` passed (``Event/gatheringComplete(_:)``).
+    /// or ``Configuration/gatheringTimeout`` passed (``Event/gatheringComplete(_:candidateStats:)``).
     /// - Parameters:
     ///   - hosts: the host addresses to offer, best first (skipped under the relay policy).
     ///   - sockets: the local address of each socket the driver bound (`.ipv4` is required for
@@ -193,6 +193,6 @@ extension ICEAgent {
         }
         phase = .gathered
         mark(.iceGatheringState, "complete", now: now)
-        emit(.gatheringComplete(localCandidates))
+        emit(.gatheringComplete(localParameters, candidateStats: locals.map(\.stats)))
     }
 }

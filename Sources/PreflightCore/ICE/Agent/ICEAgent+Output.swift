@@ -21,8 +21,9 @@ extension ICEAgent {
         case timeline(ConnectionStateEvent)
         /// A STUN or TURN server gave no candidate (also in ``ICEAgent/candidateErrors``).
         case serverFailed(ICECandidateErrorRecord)
-        /// Gathering is over: these are the candidates to offer.
-        case gatheringComplete([ICECandidate])
+        /// Gathering is over: the parameters to offer (credentials and candidates), and the
+        /// candidates as the report lists them.
+        case gatheringComplete(ICEParameters, candidateStats: [ICECandidateStats])
         /// The first nominated pair succeeded: media may flow. `at` is the agent's time.
         case connected(ICECandidatePairStats, at: Double)
         /// Another pair was nominated while connected.

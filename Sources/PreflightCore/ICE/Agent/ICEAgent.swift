@@ -151,6 +151,20 @@ public struct ICEAgent: Sendable {
         return route(pair: selected)
     }
 
+    /// What a report lists of the agent: its candidates, the check list's pairs and the servers
+    /// that gave no candidate.
+    public struct Records: Sendable {
+        /// Every local and remote candidate (``ICEAgent/candidateStats``).
+        public var candidates: [ICECandidateStats]
+        /// The check list's pairs (``ICEAgent/pairRecords``).
+        public var pairs: [ICECandidatePairRecord]
+        /// The STUN and TURN servers that gave no candidate (``ICEAgent/candidateErrors``).
+        public var candidateErrors: [ICECandidateErrorRecord]
+    }
+
+    /// The agent's records for a report, read once when the report is assembled.
+    public var records: Records { Records(candidates: candidateStats, pairs: pairRecords, candidateErrors: candidateErrors) }
+
     /// The report's records of the check list's pairs.
     public var pairRecords: [ICECandidatePairRecord] {
         guard let checkList else { return [] }
