@@ -1,5 +1,5 @@
 /// An output of the ``CallStateMachine``: one `TVOCallDelegate` callback ("Twilio Voice SDK: TVOCall").
-public enum CallCallback: Sendable, Equatable {
+package enum CallCallback: Sendable, Equatable {
     /// `callDidStartRinging:`.
     case didStartRinging
     /// `callDidConnect:`.
@@ -15,7 +15,7 @@ public enum CallCallback: Sendable, Equatable {
 
     /// Equal when the cases match and, for errors, their codes and messages match
     /// (``PreflightError`` itself is not `Equatable`: its underlying error is an existential).
-    public static func == (lhs: Self, rhs: Self) -> Bool {
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case (.didStartRinging, .didStartRinging), (.didConnect, .didConnect), (.didReconnect, .didReconnect):
             return true

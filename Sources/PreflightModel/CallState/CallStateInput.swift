@@ -1,5 +1,5 @@
 /// An input to the ``CallStateMachine``: something signaling, media or the user did.
-public enum CallStateInput: Sendable, Equatable {
+package enum CallStateInput: Sendable, Equatable {
     /// The signaling server reports that the remote side is being alerted.
     case ringing
     /// The remote side answered (for a caller with answerOnBridge, the dialed party was bridged);
@@ -23,7 +23,7 @@ public enum CallStateInput: Sendable, Equatable {
 
     /// Equal when the cases match and, for errors, their codes and messages match
     /// (``PreflightError`` itself is not `Equatable`: its underlying error is an existential).
-    public static func == (lhs: Self, rhs: Self) -> Bool {
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case (.ringing, .ringing), (.answered, .answered), (.localDisconnect, .localDisconnect),
              (.remoteHangup, .remoteHangup), (.reconnected, .reconnected):

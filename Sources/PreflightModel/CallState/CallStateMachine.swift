@@ -34,23 +34,23 @@
 ///   connect, given as ``CallStateInput/failed(_:)``) and while already reconnecting (one pair of
 ///   callbacks per interruption).
 /// - A fatal error reports the Insights `error` event only, not `disconnected-by-*`.
-public struct CallStateMachine: Sendable, Hashable {
+package struct CallStateMachine: Sendable, Hashable {
     /// Which side of the call this device is.
-    public let role: CallRole
+    package let role: CallRole
     /// The TwiML `<Dial answerOnBridge>` flag; only affects a caller.
-    public let answerOnBridge: Bool
+    package let answerOnBridge: Bool
     /// The current state.
-    public private(set) var state: CallState = .connecting
+    package private(set) var state: CallState = .connecting
     /// Whether the audio input is muted (changed only while connected).
-    public private(set) var isMuted = false
+    package private(set) var isMuted = false
     /// Whether the call is on hold (changed only while connected).
-    public private(set) var isOnHold = false
+    package private(set) var isOnHold = false
 
     /// Creates a machine in ``CallState/connecting``.
     /// - Parameters:
     ///   - role: caller (placed the call) or callee (accepted an invite).
     ///   - answerOnBridge: for a caller, wait for ``CallStateInput/answered`` before connecting.
-    public init(role: CallRole, answerOnBridge: Bool = false) {
+    package init(role: CallRole, answerOnBridge: Bool = false) {
         self.role = role
         self.answerOnBridge = answerOnBridge
     }
@@ -60,7 +60,7 @@ public struct CallStateMachine: Sendable, Hashable {
 
     /// Applies `event` and says what happened; an event that does not apply in the current state
     /// returns an ignored transition (``CallTransition/isIgnored``) and changes nothing.
-    public mutating func handle(_ event: CallStateInput) -> CallTransition {
+    package mutating func handle(_ event: CallStateInput) -> CallTransition {
         var t = CallTransition(state: state)
         switch (state, event) {
         case (.disconnected, _):

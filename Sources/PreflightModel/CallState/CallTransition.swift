@@ -1,17 +1,17 @@
 /// What one ``CallStateMachine/handle(_:)`` call did.
-public struct CallTransition: Sendable, Equatable {
+package struct CallTransition: Sendable, Equatable {
     /// The state after the event.
-    public var state: CallState
+    package var state: CallState
     /// Every state entered, in order (`[.ringing, .connected]` when a caller without
     /// answerOnBridge starts ringing); empty when the state did not change.
-    public var stateChanges: [CallState]
+    package var stateChanges: [CallState]
     /// The delegate callbacks to deliver, in order.
-    public var callbacks: [CallCallback]
+    package var callbacks: [CallCallback]
     /// The Insights `connection` events to report, in order.
-    public var insights: [CallInsightsEvent]
+    package var insights: [CallInsightsEvent]
 
     /// Creates a transition.
-    public init(
+    package init(
         state: CallState,
         stateChanges: [CallState] = [],
         callbacks: [CallCallback] = [],
@@ -24,5 +24,5 @@ public struct CallTransition: Sendable, Equatable {
     }
 
     /// Whether the event was ignored: no state change, no callback and no Insights event.
-    public var isIgnored: Bool { stateChanges.isEmpty && callbacks.isEmpty && insights.isEmpty }
+    package var isIgnored: Bool { stateChanges.isEmpty && callbacks.isEmpty && insights.isEmpty }
 }

@@ -6,48 +6,48 @@ import Foundation  // log10, pow, exp
 /// R ≈ 93.2 and MOS ≈ 4.41. Delay sensitivity uses the default mT = 100 ms, sT = 1.
 /// ``init(rtt:jitterBufferDelay:packetLossPercent:burstRatio:codec:)`` maps network measurements
 /// onto it. This is reported alongside the simplified ``MeanOpinionScore``, not instead of it.
-public struct EModel: Sendable, Hashable, Codable {
+package struct EModel: Sendable, Hashable, Codable {
     /// Send loudness rating SLR, dB (default 8).
-    public var sendLoudnessRating = 8.0
+    package var sendLoudnessRating = 8.0
     /// Receive loudness rating RLR, dB (default 2).
-    public var receiveLoudnessRating = 2.0
+    package var receiveLoudnessRating = 2.0
     /// Sidetone masking rating STMR, dB (default 15).
-    public var sidetoneMaskingRating = 15.0
+    package var sidetoneMaskingRating = 15.0
     /// Listener sidetone rating LSTR, dB (default 18).
-    public var listenerSidetoneRating = 18.0
+    package var listenerSidetoneRating = 18.0
     /// D-value of the telephone, send side Ds (default 3).
-    public var sendDValue = 3.0
+    package var sendDValue = 3.0
     /// Talker echo loudness rating TELR, dB (default 65).
-    public var talkerEchoLoudnessRating = 65.0
+    package var talkerEchoLoudnessRating = 65.0
     /// Weighted echo path loss WEPL, dB (default 110).
-    public var weightedEchoPathLoss = 110.0
+    package var weightedEchoPathLoss = 110.0
     /// Mean one-way delay of the echo path T, ms (default 0).
-    public var meanOneWayDelay = 0.0
+    package var meanOneWayDelay = 0.0
     /// Round-trip delay in a 4-wire loop Tr, ms (default 0).
-    public var roundTripDelay = 0.0
+    package var roundTripDelay = 0.0
     /// Absolute (mouth-to-ear) delay Ta, ms (default 0).
-    public var absoluteDelay = 0.0
+    package var absoluteDelay = 0.0
     /// Number of quantizing distortion units qdu (default 1).
-    public var quantizingDistortionUnits = 1.0
+    package var quantizingDistortionUnits = 1.0
     /// Codec impairment parameters (default G.711 with PLC).
-    public var codec = Codec.g711WithPLC
+    package var codec = Codec.g711WithPLC
     /// Random packet-loss probability Ppl, % (default 0).
-    public var packetLossPercent = 0.0
+    package var packetLossPercent = 0.0
     /// Burst ratio BurstR: 1 for random loss, above 1 for bursty loss (default 1).
-    public var burstRatio = 1.0
+    package var burstRatio = 1.0
     /// Circuit noise referred to the 0 dBr point Nc, dBm0p (default −70).
-    public var circuitNoise = -70.0
+    package var circuitNoise = -70.0
     /// Noise floor at the receive side Nfor, dBmp (default −64).
-    public var receiveNoiseFloor = -64.0
+    package var receiveNoiseFloor = -64.0
     /// Room noise at the send side Ps, dB(A) (default 35).
-    public var sendRoomNoise = 35.0
+    package var sendRoomNoise = 35.0
     /// Room noise at the receive side Pr, dB(A) (default 35).
-    public var receiveRoomNoise = 35.0
+    package var receiveRoomNoise = 35.0
     /// Advantage factor A (default 0).
-    public var advantage = 0.0
+    package var advantage = 0.0
 
     /// Creates a model with every G.107 default.
-    public init() {}
+    package init() {}
 
     /// A model for a VoIP path: Ta = rtt/2 + jitter-buffer delay (mouth-to-ear), the echo path T
     /// taken as Ta and the 4-wire loop Tr as 2·Ta; other parameters default.
@@ -57,7 +57,7 @@ public struct EModel: Sendable, Hashable, Codable {
     ///   - packetLossPercent: random packet loss, % (clamped to 0–100; NaN read as 0).
     ///   - burstRatio: BurstR, 1 for random loss (values below 1 read as 1).
     ///   - codec: codec impairment parameters.
-    public init(
+    package init(
         rtt: Double, jitterBufferDelay: Double = 0, packetLossPercent: Double = 0,
         burstRatio: Double = 1, codec: Codec = .g711WithPLC
     ) {
@@ -77,10 +77,10 @@ public struct EModel: Sendable, Hashable, Codable {
     // MARK: Basic signal-to-noise ratio
 
     /// Overall loudness rating OLR = SLR + RLR, dB.
-    public var overallLoudnessRating: Double { sendLoudnessRating + receiveLoudnessRating }
+    package var overallLoudnessRating: Double { sendLoudnessRating + receiveLoudnessRating }
 
     /// Total noise No, dBm0p: power sum of circuit noise, send and receive room noise and the noise floor.
-    public var noise: Double {
+    package var noise: Double {
         let slr = sendLoudnessRating, rlr = receiveLoudnessRating
         let nos = sendRoomNoise - slr - sendDValue - 100
             + 0.004 * pow(sendRoomNoise - overallLoudnessRating - sendDValue - 14, 2)
@@ -92,7 +92,7 @@ public struct EModel: Sendable, Hashable, Codable {
     }
 
     /// Basic signal-to-noise ratio Ro = 15 − 1.5(SLR + No).
-    public var basicSignalToNoiseRatio: Double { 15 - 1.5 * (sendLoudnessRating + noise) }
+    package var basicSignalToNoiseRatio: Double { 15 - 1.5 * (sendLoudnessRating + noise) }
 
     // MARK: Simultaneous impairment
 
@@ -112,7 +112,7 @@ public struct EModel: Sendable, Hashable, Codable {
     }
 
     /// Simultaneous impairment Is = Iolr + Ist + Iq.
-    public var simultaneousImpairment: Double {
+    package var simultaneousImpairment: Double {
         let no = noise
         let xolr = overallLoudnessRating + 0.2 * (64 + no - receiveLoudnessRating)
         let iolr = 20 * (pow(1 + pow(xolr / 8, 8), 1.0 / 8) - xolr / 8)
@@ -127,7 +127,7 @@ public struct EModel: Sendable, Hashable, Codable {
     // MARK: Delay impairment
 
     /// Talker-echo impairment Idte.
-    public var talkerEchoImpairment: Double {
+    package var talkerEchoImpairment: Double {
         let t = meanOneWayDelay
         var terv = talkerEchoLoudnessRating - 40 * log10((1 + t / 10) / (1 + t / 150)) + 6 * exp(-0.3 * t * t)
         if sidetoneMaskingRating < 9 { terv += sidetoneImpairment / 2 }
@@ -138,7 +138,7 @@ public struct EModel: Sendable, Hashable, Codable {
     }
 
     /// Listener-echo impairment Idle.
-    public var listenerEchoImpairment: Double {
+    package var listenerEchoImpairment: Double {
         let rle = 10.5 * (weightedEchoPathLoss + 7) * pow(roundTripDelay + 1, -0.25)
         let difference = basicSignalToNoiseRatio - rle
         return difference / 2 + (difference * difference / 4 + 169).squareRoot()
@@ -146,14 +146,14 @@ public struct EModel: Sendable, Hashable, Codable {
 
     /// Impairment from too-long absolute delay Idd at `absoluteDelay` Ta (ms): 0 up to 100 ms,
     /// else 25{(1 + X⁶)^(1/6) − 3(1 + (X/3)⁶)^(1/6) + 2} with X = log2(Ta/100).
-    public static func absoluteDelayImpairment(absoluteDelay ta: Double) -> Double {
+    package static func absoluteDelayImpairment(absoluteDelay ta: Double) -> Double {
         guard ta > 100 else { return 0 }
         let x = log2(ta / 100)
         return 25 * (pow(1 + pow(x, 6), 1.0 / 6) - 3 * pow(1 + pow(x / 3, 6), 1.0 / 6) + 2)
     }
 
     /// Delay impairment Id = Idte + Idle + Idd.
-    public var delayImpairment: Double {
+    package var delayImpairment: Double {
         talkerEchoImpairment + listenerEchoImpairment
             + Self.absoluteDelayImpairment(absoluteDelay: absoluteDelay)
     }
@@ -161,7 +161,7 @@ public struct EModel: Sendable, Hashable, Codable {
     // MARK: Equipment impairment
 
     /// Effective equipment impairment Ie,eff = Ie + (95 − Ie)·Ppl/(Ppl/BurstR + Bpl).
-    public var effectiveEquipmentImpairment: Double {
+    package var effectiveEquipmentImpairment: Double {
         let ie = codec.equipmentImpairment
         let ppl = packetLossPercent
         let denominator = ppl / burstRatio + codec.packetLossRobustness
@@ -172,17 +172,17 @@ public struct EModel: Sendable, Hashable, Codable {
     // MARK: Result
 
     /// Transmission rating R = Ro − Is − Id − Ie,eff + A.
-    public var rFactor: Double {
+    package var rFactor: Double {
         basicSignalToNoiseRatio - simultaneousImpairment - delayImpairment
             - effectiveEquipmentImpairment + advantage
     }
 
     /// MOS from ``rFactor`` (G.107 Annex B).
-    public var mos: Double { Self.mos(fromR: rFactor) }
+    package var mos: Double { Self.mos(fromR: rFactor) }
 
     /// G.107 Annex B: 1 for R < 0, 4.5 for R > 100, else 1 + 0.035R + R(R − 60)(100 − R)·7·10⁻⁶;
     /// NaN stays NaN.
-    public static func mos(fromR r: Double) -> Double {
+    package static func mos(fromR r: Double) -> Double {
         MeanOpinionScore.mos(fromR: r)
     }
 }
