@@ -30,7 +30,7 @@ public struct ProbeCommand: AsyncParsableCommand, Sendable {
     public var edgeURL: String?
 
     /// The access token for ``edgeURL``.
-    @Option(help: "An access token of --edge-url (see `preflight token`; no application grant is needed).")
+    @Option(help: "An access token of --edge-url (see `preflight token`; it needs an outgoing application, as every session on the edge does, e.g. `--application echo`; the probe does not call it).")
     public var token: String?
 
     /// Probe only the uplink.
