@@ -60,11 +60,18 @@ public struct PulseAudioServer: Sendable {
             set-default-source \(monitor)
 
             """
+        // Written on a thread of its own: a write ends with an fsync, which a disk busy with
+        // builds and other tests can hold for seconds.
+        let prepared = await BlockingWork.run("preflight.pulse-files") { () -> Result<Void, any Error> in
+            Result {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try Data(script.utf8).write(to: directory.appendingPathComponent("server.pa"))
+                try Data().write(to: logFile)
+            }
+        }
         let process = Process()
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(script.utf8).write(to: directory.appendingPathComponent("server.pa"))
-            try Data().write(to: logFile)
+            try prepared.get()
             process.executableURL = URL(fileURLWithPath: executable)
             // As root PulseAudio warns and runs; a scratch HOME and runtime directory keep its
             // cookie, pid file and state apart from any other server's. No shared memory: the
@@ -124,12 +131,20 @@ public struct PulseAudioServer: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL after 2 s) and removes its directory.
+    /// Stops the server: SIGTERM now; the wait for its exit (SIGKILL after 2 s) and the removal
+    /// of its directory go on on a thread of their own, so that the `defer` this is called from
+    /// never holds one of the test process's few concurrency threads (a busy disk can make the
+    /// removal alone take seconds).
     public func stop() {
         kill(processIdentifier, SIGTERM)
-        for _ in 0..<200 where isRunning { usleep(10_000) }
-        if isRunning { kill(processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: directory)
+        let server = self
+        let thread = Thread {
+            for _ in 0..<200 where server.isRunning { usleep(10_000) }
+            if server.isRunning { kill(server.processIdentifier, SIGKILL) }
+            try? FileManager.default.removeItem(at: server.directory)
+        }
+        thread.name = "preflight.pulse-stop"
+        thread.start()
     }
 
     /// Whether the server still runs (a zombie does not: it is not our child to reap).

@@ -42,8 +42,9 @@ import Testing
         #expect(result.deviceTestReport.camera.outcome == .failed && result.deviceTestReport.camera.tested)
         #expect(result.deviceTestReport.camera.error?.code == 70401)
         #expect(result.errors.map(\.code) == [70401])
-        // The pattern stood in: video still went up and came back.
-        #expect(result.mediaServerReport.stats.video.packetsReceived > 80)
+        // The pattern stood in: video still went up and came back (nine in ten at least, the rest in flight).
+        let video = result.mediaServerReport.stats.video
+        #expect(video.packetsSent > 0 && video.packetsReceived * 10 >= video.packetsSent * 9, "\(video)")
         let verdict = try await ExternalTool.run(
             "python3", ["-m", "labkit.checkjson"], standardInput: Array(output.utf8), environment: ["PYTHONPATH": Self.scriptsDirectory])
         #expect(verdict.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(verdict)")

@@ -52,6 +52,32 @@ enum AudioTools {
         process.waitUntilExit()
     }
 
+    /// Waits until a stream plays into `sink` of `server` (`pactl` says RUNNING): the player
+    /// connected and started, whatever a busy host made it take.
+    static func waitUntilPlaying(_ sink: String, server: PulseAudioServer) async throws -> Bool {
+        try await eventually(every: .milliseconds(50)) {
+            let sinks = try await ExternalTool.run("pactl", ["list", "short", "sinks"], environment: server.environment)
+            return sinks.split(separator: "\n").contains { line in
+                let fields = line.split(separator: "\t")
+                return fields.count > 1 && fields[1] == sink && fields.last == "RUNNING"
+            }
+        }
+    }
+
+    /// Bytes a raw recording of ``record(_:device:server:)`` holds a second (48 kHz, mono, 16-bit).
+    static let rawBytesPerSecond = 96_000
+
+    /// Bytes in `file` so far (0 before it exists).
+    static func size(of file: URL) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0
+    }
+
+    /// Waits until the recorder writing `raw` recorded `seconds` more than `bytes`: it connected
+    /// and records, or recorded that long past an event.
+    static func waitForRecording(_ raw: URL, beyond bytes: Int = 0, seconds: Double) async -> Bool {
+        await eventually { size(of: raw) >= bytes + Int(seconds * Double(rawBytesPerSecond)) }
+    }
+
     /// A raw recording of ``record(_:device:server:)`` as a WAV file, for Preflight's parser and sox.
     static func wav(fromRaw raw: URL) throws -> URL {
         let bytes = Array(try Data(contentsOf: raw))
@@ -81,12 +107,27 @@ enum AudioTools {
         try WAVFile(parsing: Array(Data(contentsOf: url)))
     }
 
-    /// The median of the tone estimates of each `segment` samples: a host too busy to feed the
-    /// null sink in time leaves a glitch in one segment, not in the tone.
+    /// The median of the tone estimates of each `segment` samples without a gap. A host too busy
+    /// to feed a null sink (or to read its monitor) in time leaves runs of silence in what is
+    /// heard, not another tone: the tone is judged between them. A sine of any audible amplitude
+    /// is near zero for a few microseconds a cycle, never for half a millisecond.
     static func medianTone(_ samples: [Int16], sampleRate: Int, segment: Int) -> ToneEstimate? {
+        let gap = max(1, sampleRate / 2000)
         let estimates = stride(from: 0, to: samples.count - segment + 1, by: segment)
-            .compactMap { ToneEstimate(samples: Array(samples[$0..<$0 + segment]), sampleRate: sampleRate) }
+            .map { Array(samples[$0..<$0 + segment]) }
+            .filter { !hasGap($0, of: gap) }
+            .compactMap { ToneEstimate(samples: $0, sampleRate: sampleRate) }
             .sorted { $0.frequency < $1.frequency }
         return estimates.isEmpty ? nil : estimates[estimates.count / 2]
+    }
+
+    /// Whether `samples` hold `length` samples in a row within 1 % of full scale of zero.
+    static func hasGap(_ samples: [Int16], of length: Int) -> Bool {
+        var run = 0
+        for sample in samples {
+            run = abs(Int(sample)) < 328 ? run + 1 : 0
+            if run >= length { return true }
+        }
+        return false
     }
 }

@@ -53,7 +53,8 @@ extension DeviceTests {
                         audioSystem: PulseAudioSystem(server: server.address)))
                 return try await test.startEchoTest(interval: 2)
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // The monitor's last buffers: the recording goes on 0.3 s past the end of the test.
+            #expect(await AudioTools.waitForRecording(raw, beyond: AudioTools.size(of: raw), seconds: 0.3))
             AudioTools.finish(recorder)
             print(
                 "echo test: interval \(result.interval) s, recorded \(result.recordedSeconds) s, played back \(result.playedBackSeconds) s, delay \(result.delay.map { String(format: "%.3f", $0) } ?? "-") s, correlation \(result.correlation.map { String(format: "%.3f", $0) } ?? "-"), heard back \(result.heardBack), device error \(result.deviceError.map { "\($0.code) \($0.message)" } ?? "none"); network rtt \(result.report.networkStats.rtt.average) ms, mos \(result.report.networkStats.mos.average), \(result.report.statsSamples.count) samples")

@@ -2,6 +2,7 @@ import Foundation
 import Preflight
 import PreflightCore
 import PreflightEdge
+import PreflightTesting
 import Synchronization
 import Testing
 
@@ -15,16 +16,18 @@ import Testing
     }
 
     /// A 1 kHz tone at a quarter of full scale, 16 kHz stereo: mixed to mono and converted to 8 kHz.
-    static func toneFile(seconds: Int = 2) throws -> URL {
+    /// Written on a thread of its own: a write ends with an fsync, which a busy disk can hold.
+    static func toneFile(seconds: Int = 2) async throws -> URL {
         let rate = 16_000
         let mono = (0..<(rate * seconds)).map { Int16((0.25 * 32767 * sin(2 * Double.pi * 1000 * Double($0) / Double(rate))).rounded()) }
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("tone-\(UUID().uuidString.prefix(8)).wav")
-        try Data(try WAVFile(sampleRate: rate, channels: 2, samples: mono.flatMap { [$0, $0] }).encoded()).write(to: url)
+        let bytes = Data(try WAVFile(sampleRate: rate, channels: 2, samples: mono.flatMap { [$0, $0] }).encoded())
+        try await BlockingWork.run("preflight.tone-file") { () -> Result<Void, any Error> in Result { try bytes.write(to: url) } }.get()
         return url
     }
 
     @Test func aWAVFileIsSentAndItsEchoHeard() async throws {
-        let file = try Self.toneFile()
+        let file = try await Self.toneFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let input = try WAVFileAudioSource(url: file)
         #expect(abs(input.duration - 2) < 0.001)
@@ -40,9 +43,12 @@ import Testing
         let levels = report.statsSamples.dropFirst().map(\.audioInputLevel)
         #expect(!levels.isEmpty)
         for level in levels { #expect(abs(Double(level) - 8192) < 8192 * 0.05, "audioInputLevel \(level)") }
-        // The echo came back to the sink: the tone, at its level.
+        // The echo came back to the sink: every packet the test received (160 samples each, the
+        // last sample's count; a late echo may add more), the tone, at its level.
         let heard = sink.samples.withLock { $0 }
-        #expect(heard.count > 8000 * 2)
+        let received = try #require(report.statsSamples.last?.packetsReceived)
+        #expect(received > 0)
+        #expect(heard.count >= received * 160, "heard \(heard.count) samples of \(received) packets")
         let tone = try #require(ToneEstimate(samples: heard, sampleRate: 8000))
         #expect(abs(tone.frequency - 1000) < 1)
         #expect(abs(tone.amplitude - 0.25) < 0.02)
@@ -51,7 +57,7 @@ import Testing
     /// A steady tone's level never moves: the constant-audio-input-level warning is raised from
     /// the real frames (the test signal is made to vary, so it never raises it).
     @Test func aSteadyInputRaisesTheConstantInputLevelWarning() async throws {
-        let file = try Self.toneFile()
+        let file = try await Self.toneFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let report = try await LocalEdge.withRunning { edge in
             let test = PreflightTest.run(
@@ -77,21 +83,29 @@ import Testing
     /// In a call the caller's file reaches the callee's sink through the bridge; on hold the
     /// callee's sink gets nothing more.
     @Test func aCallCarriesTheFileAndHoldSilencesPlayback() async throws {
-        let file = try Self.toneFile()
+        let file = try await Self.toneFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let sink = RecordingSink()
         try await CallHarness.withEdge { harness in
             let connected = try await harness.connectedCall(
                 callerOptions: CallOptions(fakeMicInput: false, audioInput: try WAVFileAudioSource(url: file)),
                 calleeOptions: CallOptions(audioOutput: sink))
-            try await Task.sleep(for: .milliseconds(1500))
+            let callee = connected.callee
+            // A second of the caller's file reached the callee's sink: the tone.
+            #expect(await eventually { sink.samples.withLock { $0.count } >= 8000 }, "heard \(sink.samples.withLock { $0.count }) samples")
             let heard = sink.samples.withLock { $0 }
             let tone = try #require(ToneEstimate(samples: Array(heard.suffix(8000)), sampleRate: 8000))
             #expect(abs(tone.frequency - 1000) < 1)
-            connected.callee.setOnHold(true)
-            try await Task.sleep(for: .milliseconds(200))
+            func received() -> Int { callee.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0 }
+            callee.setOnHold(true)
+            // Packets are received one at a time: once two more arrived, a frame that was being
+            // played as the hold began has landed, and nothing after it may.
+            let packetsAtHold = received()
+            #expect(await eventually { received() > packetsAtHold + 2 })
             let atHold = sink.samples.withLock { $0.count }
-            try await Task.sleep(for: .milliseconds(600))
+            // The caller's audio goes on arriving on hold (half a second of it), and none plays.
+            let packetsThen = received()
+            #expect(await eventually { received() >= packetsThen + 25 }, "packets received on hold: \(received() - packetsThen)")
             #expect(sink.samples.withLock { $0.count } == atHold, "audio played while on hold")
             connected.caller.disconnect()
             connected.callee.disconnect()

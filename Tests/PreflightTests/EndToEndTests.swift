@@ -104,7 +104,7 @@ enum ReportChecks {
             // Loopback: everything sent came back, quickly.
             #expect(last.packetsReceived >= last.packetsSent - 5)
             #expect(last.packetsLost == 0)
-            #expect(report.networkStats.rtt.max < 200)  // loopback; generous for a loaded 2-core CI machine
+            #expect(report.networkStats.rtt.max < 1000)  // loopback, in ms; a busy host adds its delays
             #expect(last.audioInputLevel >= 0 && last.audioInputLevel <= 32767)
         }
         // The speech-like signal's levels vary from second to second.

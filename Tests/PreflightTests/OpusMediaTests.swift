@@ -19,7 +19,7 @@ struct OpusMediaTests {
     static func test(
         codecs: [String], application: TestApplication = .echo, seconds: Int = 3, sink: RecordingSink? = nil
     ) async throws -> PreflightReport {
-        let file = try AudioInputTests.toneFile()
+        let file = try await AudioInputTests.toneFile()
         defer { try? FileManager.default.removeItem(at: file) }
         return try await LocalEdge.withRunning { edge in
             let test = PreflightTest.run(
@@ -86,7 +86,7 @@ struct OpusMediaTests {
     /// Both parties of a bridged call carry the caller's Opus; the callee hears the tone, its
     /// stats name the codec, and digits travel as telephone-event/48000.
     @Test func aCallInOpusCarriesAudioAndDigits() async throws {
-        let file = try AudioInputTests.toneFile()
+        let file = try await AudioInputTests.toneFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let sink = RecordingSink()
         try await CallHarness.withEdge { harness in
@@ -100,10 +100,10 @@ struct OpusMediaTests {
                     if case .digitReceived(let digit) = event, received.withLock({ $0.append(digit); return $0.count }) == 3 { return }
                 }
             }
-            try await Task.sleep(for: .milliseconds(1500))
+            // A second and a half of the caller's Opus reached the callee's sink, past the codec's start-up.
+            #expect(await eventually { sink.samples.withLock { $0.count } > 12_000 }, "heard \(sink.samples.withLock { $0.count }) samples")
             try connected.caller.sendDigits("7#1")
-            let deadline = ContinuousClock.now + .seconds(5)
-            while received.withLock({ $0.count }) < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            _ = await eventually { received.withLock { $0.count } >= 3 }
             listener.cancel()
             #expect(String(received.withLock { $0 }) == "7#1")
             let stats = try #require(connected.callee.getStats())
@@ -139,7 +139,7 @@ struct OpusMediaTests {
     /// libopus' C API rather than our code) decodes to the tone that went in.
     @Test(.enabled(if: ExternalTool.canRun(needing: "python3"), "needs python3 and PyPI opuslib"))
     func theWireCarriesRFC7587PayloadsThatAnOutsideDecoderReads() async throws {
-        let file = try AudioInputTests.toneFile()
+        let file = try await AudioInputTests.toneFile()
         defer { try? FileManager.default.removeItem(at: file) }
         let packets = Mutex<[[UInt8]]>([])
         let session = MediaSession(

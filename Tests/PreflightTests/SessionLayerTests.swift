@@ -67,14 +67,18 @@ import Testing
             async let second = Self.echoSession(edge: edge, identity: "subscriber")
             let (a, b) = try await (first, second)
             for figures in [a, b] {
+                #expect(figures.roundTrips.count > 20, "round trips: \(figures.roundTrips.count)")
                 #expect(figures.downlink.expected > 20, "echoes received: \(figures.downlink.expected)")
-                #expect(figures.roundTrips.count > 20)
+                // Its own echoes, each once: as many came back as it sent, none lost.
+                #expect(figures.packetsReceived == figures.packetsSent, "sent \(figures.packetsSent), received \(figures.packetsReceived)")
+                #expect(figures.downlink.lost == 0)
             }
         }
     }
 
     /// One session on the session layer alone: sign in, gather, invite, connect, send the test
-    /// tone for 1 s; returns what its media session measured.
+    /// tone until more than 20 echoes came back, then wait for the echoes of the rest; returns
+    /// what its media session measured.
     static func echoSession(edge: LocalEdge, identity: String) async throws -> CallMeter {
         let (inputs, continuation) = AsyncStream<ICEAgentDriver.Event>.makeStream()
         let ice = try await ICEAgentDriver.bind(
@@ -96,11 +100,13 @@ import Testing
         for await event in inputs {
             switch event {
             case .agent(.connected):
-                sending = Task { await media.send(AudioTestSource()) }
+                let sender = Task { await media.send(AudioTestSource()) }
+                sending = sender
                 Task {
-                    try? await Task.sleep(for: .seconds(1))
+                    _ = await eventually { media.meter.roundTrips.count > 20 }
                     media.stopSending()
-                    try? await Task.sleep(for: .milliseconds(300))
+                    await sender.value
+                    _ = await eventually { media.meter.packetsReceived >= media.meter.packetsSent }
                     continuation.finish()
                 }
             case .agent(.failed(let error)):

@@ -3,6 +3,7 @@ import Logging
 import PreflightCore
 import PreflightEdge
 import PreflightNIO
+import PreflightTesting
 import Synchronization
 import Testing
 
@@ -46,23 +47,23 @@ import Testing
                     }
                 }
             }
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(await eventually { echoes.withLock { $0 } > 5 }, "no echoes before the cut")
             await relay.cut()
             let echoesAtCut = echoes.withLock { $0 }
-            #expect(await Self.wait(upTo: .seconds(5)) { log.names.contains("reconnected") }, "events: \(log.names)")
-            try await Task.sleep(for: .milliseconds(300))
-            let echoesLater = echoes.withLock { $0 }
+            #expect(await eventually { log.names.contains("reconnected") }, "events: \(log.names)")
             // The media path never depended on the WebSocket: echoes kept coming.
-            #expect(echoesLater > echoesAtCut + 5, "echoes: \(echoesAtCut) at the cut, \(echoesLater) later")
+            #expect(
+                await eventually { echoes.withLock { $0 } > echoesAtCut + 5 },
+                "echoes: \(echoesAtCut) at the cut, \(echoes.withLock { $0 }) now")
             #expect(log.names.first { $0.hasPrefix("reconnecting") } == "reconnecting:\(PreflightError.Code.signalingDisconnected.rawValue)")
             // Lost again: the client resumes with the token the first `resumed` brought.
             await relay.cut()
-            #expect(await Self.wait(upTo: .seconds(5)) { log.names.filter { $0 == "reconnected" }.count == 2 }, "events: \(log.names)")
+            #expect(await eventually { log.names.filter { $0 == "reconnected" }.count == 2 }, "events: \(log.names)")
             #expect(edge.server.sessionCount == 1)
             #expect(edge.server.media.sessionCount == 1)
             // The resumed session ends normally.
             if let callSid = ice.callSid { await signaling.hangup(callSid: callSid, reason: "done") }
-            #expect(await Self.wait(upTo: .seconds(5)) { edge.server.sessionCount == 0 && edge.server.media.sessionCount == 0 })
+            #expect(await eventually { edge.server.sessionCount == 0 && edge.server.media.sessionCount == 0 })
             media.stopSending()
             sending.cancel()
             await ice.driver.close()
@@ -83,9 +84,9 @@ import Testing
             let welcome = try await signaling.connect()
             #expect(welcome.resumeToken == nil)
             await relay.cut()
-            #expect(await Self.wait(upTo: .seconds(5)) { log.names.contains { $0.hasPrefix("closed") } }, "events: \(log.names)")
+            #expect(await eventually { log.names.contains { $0.hasPrefix("closed") } }, "events: \(log.names)")
             #expect(log.names == ["closed:\(PreflightError.Code.signalingDisconnected.rawValue)"])
-            #expect(await Self.wait(upTo: .seconds(5)) { edge.server.sessionCount == 0 })
+            #expect(await eventually { edge.server.sessionCount == 0 })
             await relay.stop()
         }
     }
@@ -131,14 +132,5 @@ import Testing
         try driver.connect(remote: answer.ice)
         for await _ in connected { break }
         return Call(driver: driver, events: events, finish: { continuation.finish() }, callSid: answer.callSid)
-    }
-
-    static func wait(upTo timeout: Duration, until condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
     }
 }

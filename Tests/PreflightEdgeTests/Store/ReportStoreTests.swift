@@ -349,15 +349,16 @@ import Testing
     @Test(.enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
     func twoStoresMigratingOneNewDatabaseAtOnceBothOpen() async throws {
         let database = try await PostgresTestDatabase.create()
-        defer { database.drop() }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            let stores = (0..<3).map { _ in ReportStore(location: database.location, logger: Logger(label: "test")) }
-            for store in stores { group.addTask { try await store.run() } }
-            defer { group.cancelAll() }
-            for store in stores { try await store.waitUntilReady() }
+        try await withBlockingCleanup({ database.drop() }) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let stores = (0..<3).map { _ in ReportStore(location: database.location, logger: Logger(label: "test")) }
+                for store in stores { group.addTask { try await store.run() } }
+                defer { group.cancelAll() }
+                for store in stores { try await store.waitUntilReady() }
+            }
+            // Each version once: no step ran twice.
+            #expect(try await PostgresTestDatabase.psql("SELECT count(*) FROM preflight_schema", database: database.name)
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "\(ReportStore.schemaVersion)")
         }
-        // Each version once: no step ran twice.
-        #expect(try await PostgresTestDatabase.psql("SELECT count(*) FROM preflight_schema", database: database.name)
-            .trimmingCharacters(in: .whitespacesAndNewlines) == "\(ReportStore.schemaVersion)")
     }
 }

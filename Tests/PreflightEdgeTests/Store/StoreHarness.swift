@@ -37,8 +37,9 @@ enum StoreHarness {
             return try await body(.sqlite(path: path))
         case "postgres":
             let database = try await PostgresTestDatabase.create()
-            defer { database.drop() }
-            return try await body(database.location)
+            return try await withBlockingCleanup({ database.drop() }) {
+                try await body(database.location)
+            }
         default:
             return try await body(.sqliteInMemory)
         }

@@ -112,12 +112,12 @@ struct AttackedEdge {
     /// - Returns: the last counters read.
     @discardableResult
     func awaitStatus(upTo timeout: Duration, until condition: ([String: Int]) -> Bool) async throws -> [String: Int] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let counters = try await status()
-            if condition(counters) || ContinuousClock.now >= deadline { return counters }
-            try await Task.sleep(for: .milliseconds(50))
+        var counters: [String: Int] = [:]
+        _ = try await eventually(within: timeout, every: .milliseconds(50)) {
+            counters = try await status()
+            return condition(counters)
         }
+        return counters
     }
 
     /// Waits until counter `name` stops moving (two reads 200 ms apart agree), or `timeout` passed.

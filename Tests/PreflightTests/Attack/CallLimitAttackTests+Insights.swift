@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PreflightCore
+import PreflightTesting
 import PreflightEdge
 import Testing
 
@@ -29,18 +30,18 @@ extension AttackTests.CallLimits {
     /// Waits until the edge has accounted for every event sent to each call (kept in the store
     /// or counted as dropped): the events kept in all.
     static func settle(_ edge: AttackedEdge, _ sent: [String: Int]) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while true {
-            var kept = 0
+        var kept = 0
+        _ = try await eventually(within: .seconds(60), every: .milliseconds(200)) {
+            kept = 0
             var accounted = true
             for (callSid, count) in sent {
                 let figures = try await events(edge, callSid) ?? (0, 0)
                 kept += figures.kept
                 accounted = accounted && figures.kept + figures.dropped >= count
             }
-            if accounted || ContinuousClock.now > deadline { return kept }
-            try await Task.sleep(for: .milliseconds(200))
+            return accounted
         }
+        return kept
     }
 
     /// One token's five test calls (the identity's five sessions): one session floods all five
@@ -63,10 +64,13 @@ extension AttackTests.CallLimits {
         let one = try await Self.flood(calls[0].socket, sids, for: .seconds(4))
         let oneElapsed = ContinuousClock.now - start
         let oneKept = try await Self.settle(edge, one)
+        // The edge reads a flood at its own pace, on a busy host well after the last send: it
+        // took events from the start until it had accounted for all of them, not longer.
+        let oneWindow = ContinuousClock.now - start
         let oneSent = one.values.reduce(0, +)
         print(
             "one session, five calls, \(oneElapsed.inSeconds.formatted(digits: 1)) s: \(oneSent) events sent (\(Self.perSecond(oneSent, oneElapsed))/s), \(oneKept) taken = \(Self.perSecond(oneKept, oneElapsed))/s")
-        #expect(Double(oneKept) <= 200 + 10 * oneElapsed.inSeconds + 1, "the session's burst of 200 and 10 a second")
+        #expect(Double(oneKept) <= 200 + 10 * oneWindow.inSeconds + 1, "the session's burst of 200 and 10 a second")
 
         let allStart = ContinuousClock.now
         let all = try await withThrowingTaskGroup(of: [String: Int].self) { group in

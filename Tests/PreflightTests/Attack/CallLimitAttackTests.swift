@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PreflightCore
+import PreflightTesting
 import PreflightEdge
 import PreflightNIO
 import Testing
@@ -57,12 +58,9 @@ extension AttackTests {
             return (body.events.count, body.dropped ?? 0)
         }
 
-        /// The events the store keeps of `callSid` once it keeps at least one, or after 20 s.
+        /// The events the store keeps of `callSid` once it keeps at least one, or after 30 s.
         static func eventsKept(_ edge: AttackedEdge, _ callSid: String) async throws -> Int {
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline, (try await events(edge, callSid)?.kept ?? 0) < 1 {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            _ = try await eventually(every: .milliseconds(50)) { (try await events(edge, callSid)?.kept ?? 0) >= 1 }
             return try await events(edge, callSid)?.kept ?? 0
         }
 

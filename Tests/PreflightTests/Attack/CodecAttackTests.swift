@@ -75,7 +75,7 @@ extension AttackTests {
             let call = try await AttackCall.open(on: edge, application: .recordPlayback, codecs: ["opus"])
             let probe = try await UDPProbe.bind()
             try await probe.send(try call.check(nominate: true), to: call.media)
-            #expect(await probe.awaitReceived(1, upTo: .seconds(3)), "the check got no answer")
+            #expect(await probe.awaitReceived(1, upTo: .seconds(30)), "the check got no answer")
             for sequence in 0..<100 {
                 try await probe.send(try AttackCall.rtp(sequence: UInt16(sequence)), to: call.media)
                 try await Task.sleep(for: .milliseconds(5))

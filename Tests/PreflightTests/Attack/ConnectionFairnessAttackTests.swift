@@ -68,7 +68,9 @@ extension AttackTests {
             #expect(result.warmedUp, "the edge never closed an attacker's connection: \(result.summary)")
             #expect(result.successes == result.tries, "\(result.summary)")
             #expect(result.samples.count >= 4, "\(result.summary)")
-            #expect((result.maxAttackerHeld ?? .max) <= 64, "\(result.summary)")
+            // A sample counts every connection but its own /status request: the light client's
+            // last /healthz connection (another /64) may still be open on a busy edge's side.
+            #expect((result.maxAttackerHeld ?? .max) <= 64 + 1, "\(result.summary)")
             #expect(result.edgeAlive == true)
         }
 

@@ -169,10 +169,7 @@ extension AttackTests {
                 "UPDATE preflight_reports SET received_at = received_at - \(fortyDays); UPDATE preflight_call_events SET received_at = received_at - \(fortyDays);")
             let restarted = try await AttackedEdge.start(["--database", location, "--edge-name", "ashburn", "--retention-days", "30"])
             defer { restarted.stop() }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline, try await !Self.listed(restarted).reports.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            _ = try await eventually(every: .milliseconds(50)) { try await Self.listed(restarted).reports.isEmpty }
             #expect(try await Self.listed(restarted).reports.isEmpty, "ashburn's sweep deleted its own old reports")
             #expect(try await CallLimits.events(restarted, callA) == nil)
             let kept = try await Self.listed(dublin).reports.map(\.sid)

@@ -33,10 +33,13 @@ extension AttackTests {
             try await client.send(.hello(token: try await edge.token(identity: "answering"), client: "attack/1"))
             await client.awaitVerdict()
             #expect(client.welcomed, "\(client.summary)")
-            try await Task.sleep(for: .seconds(4))
-            print("keepalive: an answering client got \(client.pings) ping(s) in 4 s and stays")
+            // Three pings answered, long past the two intervals a silent client gets.
+            await client.wait(upTo: .seconds(30)) { $0.pings >= 3 || $0.endedAt != nil }
+            let elapsed = (ContinuousClock.now - client.connectedAt).inSeconds
+            print("keepalive: an answering client got \(client.pings) ping(s) in \(elapsed.formatted(digits: 1)) s and stays")
             #expect(client.endedAt == nil, "closed although it answered every ping: \(client.summary)")
-            #expect((3...5).contains(client.pings), "one ping a second: \(client.summary)")
+            // One ping a second: never more than the seconds that passed allow.
+            #expect(client.pings >= 3 && Double(client.pings) <= elapsed + 1, "one ping a second: \(client.summary)")
             // The pongs brought nothing back: the welcome is the only frame.
             #expect(client.frames.count == 1, "\(client.summary)")
             await client.close()
@@ -50,10 +53,11 @@ extension AttackTests {
             defer { edge.stop() }
             let silent = try await edge.hello(try await edge.token(identity: "silent"))
             #expect(silent.welcomed, "\(silent.summary)")
-            try await Task.sleep(for: .seconds(2))
-            #expect(silent.pings == 0 && silent.endedAt == nil, "\(silent.summary)")
-            #expect(await silent.awaitEnd(upTo: .seconds(10)))
+            // Nothing pings it, so nothing but the signaling timeout (3 s) ends it.
+            #expect(await silent.awaitEnd(upTo: .seconds(30)))
+            #expect(silent.pings == 0, "\(silent.summary)")
             #expect(silent.errorCode == PreflightError.Code.signalingTimeout.rawValue, "\(silent.summary)")
+            if let ended = silent.endedAt { #expect(ended - silent.connectedAt > .seconds(2), "closed before its timeout: \(silent.summary)") }
         }
     }
 }

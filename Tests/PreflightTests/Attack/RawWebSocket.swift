@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import PreflightCore
+import PreflightTesting
 import Synchronization
 
 /// A WebSocket client written by hand over a plain NIO TCP channel, so that an attack controls
@@ -95,11 +96,11 @@ final class RawWebSocket: Sendable {
         if key == [0, 0, 0, 0] {
             buffer.writeBytes(payload)
         } else {
-            var index = 0
-            for byte in payload {
-                buffer.writeInteger(byte ^ key[index & 3])
-                index += 1
-            }
+            // Masked in an array, written at once: a byte at a time through ByteBuffer costs a
+            // debug build seconds for a flood, on a thread every other test needs.
+            var masked = Array(payload)
+            for index in masked.indices { masked[index] ^= key[index & 3] }
+            buffer.writeBytes(masked)
         }
         return buffer
     }
@@ -129,7 +130,8 @@ final class RawWebSocket: Sendable {
     /// Frames received so far.
     var frames: [Frame] { inbox.state.withLock { $0.frames } }
     /// Protocol messages received so far (text frames that decode).
-    var messages: [SignalingMessage] { frames.compactMap { if case .text(let text) = $0 { try? SignalingMessage(jsonText: text) } else { nil } } }
+    /// Decoded once, as they arrive: a test polls them, and a flood brings thousands.
+    var messages: [SignalingMessage] { inbox.state.withLock { $0.messages } }
     /// The first `error` code the edge sent.
     var errorCode: Int? {
         for message in messages { if case .error(let info) = message { return info.code } }
@@ -171,12 +173,7 @@ final class RawWebSocket: Sendable {
     /// Waits until `condition` holds or `timeout` passes; returns whether it holds.
     @discardableResult
     func wait(upTo timeout: Duration, until condition: (RawWebSocket) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self) {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        await eventually(within: timeout, every: .milliseconds(10)) { condition(self) }
     }
 
     /// Waits for the edge's answer to what was sent: a welcome, an error, a close frame or the end
@@ -209,6 +206,8 @@ private final class Inbox: Sendable {
         /// The upgrade response's status once its header is complete.
         var upgrade: Int?
         var frames: [RawWebSocket.Frame] = []
+        /// The text frames that decode as protocol messages, in order.
+        var messages: [SignalingMessage] = []
         var fragments: [UInt8] = []
         var fragmentOpcode: UInt8 = 0
         var bytesReceived = 0
@@ -293,8 +292,13 @@ private final class Inbox: Sendable {
                 guard fin else { continue }
                 let message = state.fragments
                 state.fragments = []
-                state.frames.append(
-                    state.fragmentOpcode == RawWebSocket.Opcode.text ? .text(String(decoding: message, as: UTF8.self)) : .binary(message))
+                if state.fragmentOpcode == RawWebSocket.Opcode.text {
+                    let text = String(decoding: message, as: UTF8.self)
+                    state.frames.append(.text(text))
+                    if let decoded = try? SignalingMessage(jsonText: text) { state.messages.append(decoded) }
+                } else {
+                    state.frames.append(.binary(message))
+                }
             case RawWebSocket.Opcode.pong:
                 // Counted, not kept: a ping flood brings tens of thousands.
                 state.pongs += 1

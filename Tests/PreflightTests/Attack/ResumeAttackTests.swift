@@ -89,7 +89,9 @@ extension AttackTests {
             try await Task.sleep(for: .milliseconds(200))
             let during = try await edge.hello(try await edge.token(identity: "second"))
             #expect(during.errorCode == PreflightError.Code.edgeAtCapacity.rawValue, "the parked session's slot: \(during.summary)")
-            try await Task.sleep(for: .milliseconds(1500))
+            // The window (1 s) is over when the edge frees the parked session's slot.
+            let sessions = try await edge.awaitStatus(upTo: .seconds(30)) { $0["sessions"] == 0 }["sessions"]
+            #expect(sessions == 0, "the parked session outlived its window: \(String(describing: sessions))")
             let late = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
             #expect(late.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "resumed after the window: \(late.summary)")
             let after = try await edge.hello(try await edge.token(identity: "second"))

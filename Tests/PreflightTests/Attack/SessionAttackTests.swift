@@ -1,5 +1,6 @@
 import Foundation
 import PreflightCore
+import PreflightTesting
 import Testing
 
 extension AttackTests {
@@ -65,10 +66,15 @@ extension AttackTests {
             #expect(held.count == 64)
             #expect(refused == 16)
             await held.removeLast().close()
-            try await Task.sleep(for: .milliseconds(300))
-            let again = try await edge.connect()
-            #expect(again.endedAt == nil)
-            await again.close()
+            // Once the edge saw the close, a new connection gets in (until then it is refused).
+            var again: RawWebSocket?
+            _ = await eventually(every: .milliseconds(50)) {
+                again = try? await edge.connect()
+                return again != nil
+            }
+            let reconnected = try #require(again, "no connection got in after one was released")
+            #expect(reconnected.endedAt == nil)
+            await reconnected.close()
             for socket in held { await socket.close() }
             try await Task.sleep(for: .milliseconds(300))
             try await edge.expectAlive()
@@ -125,7 +131,8 @@ extension AttackTests {
             #expect(await sixth.awaitEnd(upTo: .seconds(6)), "the refused connection stayed open")
             try await edge.expectAlive()
             await held[0].close()
-            try await Task.sleep(for: .milliseconds(300))
+            let sessions = try await edge.awaitStatus(upTo: .seconds(30)) { $0["sessions"] == held.count - 1 }["sessions"]
+            #expect(sessions == held.count - 1, "the closed session still counts: \(String(describing: sessions))")
             let again = try await edge.hello(token)
             #expect(again.welcomed, "a freed slot was not given back: \(again.summary)")
             for socket in held + [again] { await socket.close() }

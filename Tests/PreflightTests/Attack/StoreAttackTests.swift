@@ -1,5 +1,6 @@
 import Foundation
 import PreflightCore
+import PreflightTesting
 import PreflightEdge
 import PreflightNIO
 import Testing
@@ -354,11 +355,6 @@ extension AttackTests {
 extension AttackedEdge {
     /// Waits until `refused` reaches `count` (checked every 50 ms), 30 s at most.
     func awaitStatus(refused: Shared<Int>, atLeast count: Int) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while refused.value < count {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return true
+        await eventually(every: .milliseconds(50)) { refused.value >= count }
     }
 }

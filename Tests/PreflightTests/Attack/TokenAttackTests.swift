@@ -96,7 +96,8 @@ extension AttackTests {
             print("log injection: 59 000-character issuer → \(oversized.summary)")
 
             try await edge.expectAlive()
-            try await Task.sleep(for: .milliseconds(200))  // let the log reach the file
+            // The edge writes its log as it goes: wait until the refusal reached the file.
+            _ = await eventually { ((try? edge.logLines()) ?? []).contains { String(decoding: $0, as: UTF8.self).contains("signaling session refused") } }
             let lines = try edge.logLines()
             let refusal = lines.map { String(decoding: $0, as: UTF8.self) }.first { $0.contains("signaling session refused") }
             #expect(refusal != nil, "the refusal was not logged")

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import PreflightCore
+import PreflightTesting
 import Synchronization
 
 /// A loopback UDP socket that counts every datagram and byte it sends and receives, so that an
@@ -67,12 +68,7 @@ final class UDPProbe: Sendable {
     /// Waits until what arrived so far satisfies `condition` or `timeout` passed.
     @discardableResult
     func awaitReceived(upTo timeout: Duration, until condition: ([[UInt8]]) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(received) {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await eventually(within: timeout, every: .milliseconds(5)) { condition(received) }
     }
 
     /// Answers sent by the socket's answerer so far.

@@ -1,6 +1,7 @@
 import Foundation
 import Preflight
 import PreflightEdge
+import PreflightTesting
 import Synchronization
 import Testing
 
@@ -24,10 +25,7 @@ import Testing
                 }
             }
             try alice.sendDigits("12w#*")
-            let deadline = ContinuousClock.now + .seconds(5)
-            while received.withLock({ $0.count }) < 4, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            _ = await eventually { received.withLock { $0.count } >= 4 }
             listener.cancel()
             let digits = received.withLock { $0 }
             #expect(String(digits) == "12#*")

@@ -1,6 +1,7 @@
 import Foundation
 import Preflight
 import PreflightEdge
+import PreflightTesting
 import Synchronization
 import Testing
 
@@ -14,13 +15,15 @@ struct CallHarness: Sendable {
             .appendingPathComponent("preflight")
     }
 
-    /// Runs `body` with an edge process started with `arguments`, then stops it.
+    /// Runs `body` with an edge process started with `arguments`, then stops it (gracefully, about
+    /// 2 s, on a thread of its own: see ``withBlockingCleanup(_:_:)``).
     static func withEdge<T: Sendable>(
         _ arguments: [String] = [], _ body: @Sendable (CallHarness) async throws -> T
     ) async throws -> T {
         let edge = try await EdgeProcess.start(executable: executable, arguments: ["--log-level", "error"] + arguments)
-        defer { edge.stop() }
-        return try await body(CallHarness(edge: edge))
+        return try await withBlockingCleanup({ edge.stop() }) {
+            try await body(CallHarness(edge: edge))
+        }
     }
 
     /// Registers `identity` for incoming calls.
@@ -89,20 +92,25 @@ final class CallbackRecorder: CallDelegate, Sendable {
     func call(_ call: Call, isReconnectingWithError error: PreflightError) { record("isReconnectingWithError \(error.code)") }
     func callDidReconnect(_ call: Call) { record("callDidReconnect") }
 
-    /// Waits until `count` callbacks arrived (the delegate runs in its own task), at most 5 s.
+    /// Waits until `count` callbacks arrived (the delegate runs in its own task), at most 30 s.
     func wait(for count: Int) async {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while entries.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await eventually { entries.withLock { $0.count } >= count }
     }
 }
 
 /// The next element of `stream`, at most `timeout` away (a timeout ends the stream).
-func next<T: Sendable>(_ stream: AsyncStream<T>, within timeout: Duration = .seconds(10)) async -> T? {
+func next<T: Sendable>(_ stream: AsyncStream<T>, within timeout: Duration = .seconds(30)) async -> T? {
+    await first(in: stream, within: timeout) { _ in true }
+}
+
+/// The first element of `stream` that satisfies `condition`, at most `timeout` away; `nil` when
+/// the stream finished or the time ran out first.
+func first<T: Sendable>(
+    in stream: AsyncStream<T>, within timeout: Duration = .seconds(30), where condition: @escaping @Sendable (T) -> Bool
+) async -> T? {
     await withTaskGroup(of: T?.self) { group in
         group.addTask {
-            for await element in stream { return element }
+            for await element in stream where condition(element) { return element }
             return nil
         }
         group.addTask {
@@ -128,24 +136,25 @@ extension RegistrationEvent {
 }
 
 extension Call {
-    /// Waits for `state`, at most `timeout`.
-    func wait(for state: CallState, within timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while self.state != state, ContinuousClock.now < deadline {
-            if self.state == .disconnected { return state == .disconnected }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+    /// Waits for `state`, at most `timeout`; a call that ended first never reaches it.
+    func wait(for state: CallState, within timeout: Duration = .seconds(30)) async -> Bool {
+        _ = await eventually(within: timeout) { self.state == state || self.state == .disconnected }
         return self.state == state
     }
-}
 
-extension Call {
-    /// Waits until `condition` holds of the call (checked every 10 ms), at most `timeout`.
-    func wait(within timeout: Duration = .seconds(20), until condition: (Call) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(self), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+    /// Waits until `condition` holds of the call, at most `timeout`.
+    func wait(within timeout: Duration = .seconds(30), until condition: (Call) -> Bool) async -> Bool {
+        await eventually(within: timeout) { condition(self) }
+    }
+
+    /// Waits for the call's next one-second sample that satisfies `condition` (from its
+    /// `events()`), at most `timeout`; `nil` when the call ended or the time ran out first.
+    func sample(within timeout: Duration = .seconds(30), where condition: @escaping @Sendable (StatsSample) -> Bool) async -> StatsSample? {
+        let event = await first(in: events(), within: timeout) { event in
+            if case .sample(let sample) = event { return condition(sample) }
+            return false
         }
-        return condition(self)
+        guard case .sample(let sample) = event else { return nil }
+        return sample
     }
 }

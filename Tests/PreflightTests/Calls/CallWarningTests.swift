@@ -14,11 +14,7 @@ import Testing
             callee.setMuted(true)
             #expect(callee.isMuted)
             // Ten one-second samples of bob's silent frames: alice hears a constant level (0).
-            let deadline = ContinuousClock.now + .seconds(16)
-            while !alice.callQualityWarnings.contains(.constantAudioOutputLevel), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            #expect(alice.callQualityWarnings.contains(.constantAudioOutputLevel))
+            #expect(await alice.wait { $0.callQualityWarnings.contains(.constantAudioOutputLevel) }, "\(alice.callQualityWarnings)")
             #expect(alice.latestSample?.audioOutputLevel == 0)
             // Bob sends a constant level too (silence), but he is muted: no input warning.
             #expect(!callee.callQualityWarnings.contains(.constantAudioInputLevel))
@@ -27,9 +23,12 @@ import Testing
             #expect(!callee.callQualityWarnings.contains(.constantAudioOutputLevel))
             // On hold, alice's output warning clears at the next sample and is not raised again.
             alice.setOnHold(true)
-            try await Task.sleep(for: .milliseconds(2500))
             #expect(alice.isOnHold)
-            #expect(!alice.callQualityWarnings.contains(.constantAudioOutputLevel))
+            #expect(await alice.wait { !$0.callQualityWarnings.contains(.constantAudioOutputLevel) }, "\(alice.callQualityWarnings)")
+            for _ in 0..<2 {
+                #expect(await alice.sample { _ in true } != nil, "no sample")
+                #expect(!alice.callQualityWarnings.contains(.constantAudioOutputLevel))
+            }
             alice.disconnect()
             #expect(await callee.ended() == nil)
             await bob.unregister()

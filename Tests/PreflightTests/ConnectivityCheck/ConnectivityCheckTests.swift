@@ -21,6 +21,7 @@ import Testing
             let token = try await edge.token()
             let options = ConnectivityCheckOptions(accessToken: token, edge: edge.signalingURL, duration: .seconds(6))
             // A region hint goes to the init endpoint as a query parameter, escaped.
+            let started = Int64(Date().timeIntervalSince1970 * 1000)
             let (result, states) = try await Self.check(options, region: "eu west/1&x=y")
             print("connectivity check:", String(decoding: try result.jsonData(prettyPrinted: false), as: UTF8.self))
             #expect(states == ConnectivityCheckState.allCases, "progress \(states)")
@@ -38,20 +39,26 @@ import Testing
                 // Loopback loses nothing: what went up came back down.
                 #expect(stats.packetsReceived >= stats.packetsSent - 2, "\(name) \(stats)")
                 #expect(stats.packetsLost == 0, "\(name) \(stats)")
-                #expect(stats.roundTripTime > 0 && stats.roundTripTime < 50, "\(name) \(stats)")
+                // Measured, in milliseconds (a loopback round trip; a busy host adds its delays).
+                #expect(stats.roundTripTime > 0 && stats.roundTripTime < 1000, "\(name) \(stats)")
             }
-            // 50 audio packets a second of 160-byte PCMU: about 80 kbps with headers. A sender
-            // starved of CPU (a loaded CI machine) falls behind its pacing, hence the low bound's
-            // room; the high one catches counting the wrong bytes.
-            #expect((55...100).contains(media.stats.audio.bitrateSent), "\(media.stats.audio)")
-            // The 500 kbps profile: a frame's bytes every 1/30 s.
-            #expect((450...620).contains(media.stats.video.bitrateSent), "\(media.stats.video)")
+            // A bitrate is what was sent (or received) in the media's window. Its pacing caps the
+            // sender (50 packets a second of 160-byte PCMU: about 80 kbps with headers; the
+            // 500 kbps video profile), so a figure above that counted the wrong bytes; how far
+            // below it a sender starved of CPU falls is the benchmarks' to say, not a test's.
+            #expect(result.mediaDuration > 0)
+            for (name, stats, ceiling) in [("audio", media.stats.audio, 100.0), ("video", media.stats.video, 620.0)] {
+                let sent = Double(stats.bytesSent) * 8 / result.mediaDuration / 1000
+                let received = Double(stats.bytesReceived) * 8 / result.mediaDuration / 1000
+                #expect(abs(stats.bitrateSent - sent) < 0.01 && abs(stats.bitrateReceived - received) < 0.01, "\(name) \(stats)")
+                #expect(stats.bitrateSent > 0 && stats.bitrateSent <= ceiling, "\(name) \(stats)")
+            }
             #expect(abs(media.stats.video.bitrateReceived - media.stats.video.bitrateSent) < 60, "\(media.stats.video)")
             #expect(media.connectionQualityScore.value > 4, "\(media.connectionQualityScore)")
             #expect(result.deviceTestReport.camera.outcome == .notTested && result.deviceTestReport.camera.source == "synthetic testsrc")
             #expect(result.codec == "PCMU" && !result.edge.isEmpty)
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            #expect(result.testTimestamp > now - 30_000 && result.testTimestamp <= now)
+            #expect(result.testTimestamp >= started && result.testTimestamp <= now)
         }
     }
 
@@ -92,19 +99,20 @@ import Testing
         try await LocalEdge.withRunning { edge in
             let diagnostics = Diagnostics(options: ConnectivityCheckOptions(accessToken: try await edge.token(), edge: edge.signalingURL))
             let states = diagnostics.connectivityStates()
+            // Stopped as soon as media came back (its default 20 s would end it completed).
             Task {
                 for await state in states where state == .mediaPublished {
-                    try? await Task.sleep(for: .seconds(1))
                     diagnostics.stopConnectivityCheck()
                     return
                 }
             }
-            let started = ContinuousClock.now
             let result = try await diagnostics.connectivityCheck()
-            #expect(ContinuousClock.now - started < .seconds(10))
             #expect(result.state == .mediaPublished)
             #expect(result.errors.map(\.code) == [31008], "\(result.errors)")
-            #expect(result.mediaServerReport.stats.audio.packetsReceived > 10)
+            // What came back is in the result: at least the packet that published the media.
+            let stats = result.mediaServerReport.stats
+            #expect(stats.audio.packetsReceived + stats.video.packetsReceived > 0, "\(stats)")
+            #expect(stats.audio.packetsSent + stats.video.packetsSent > 0, "\(stats)")
         }
     }
 
@@ -112,8 +120,9 @@ import Testing
         try await LocalEdge.withRunning { edge in
             let diagnostics = Diagnostics(
                 options: ConnectivityCheckOptions(accessToken: try await edge.token(), edge: edge.signalingURL, duration: .seconds(5)))
+            let states = diagnostics.connectivityStates()
             async let first = diagnostics.connectivityCheck()
-            try await Task.sleep(for: .milliseconds(200))
+            #expect(await next(states) == .starting, "the first check never started")
             await #expect(throws: PreflightError.self) { _ = try await diagnostics.connectivityCheck() }
             let completed = await withCheckedContinuation { continuation in
                 diagnostics.startConnectivityCheck { _ in } completion: { continuation.resume(returning: $0) }

@@ -44,7 +44,9 @@ import Testing
             #expect(selection.candidates.map(\.edge) == ["far", "near"])
             let farRTT = try #require(selection.candidates[0].rtt)
             let nearRTT = try #require(selection.candidates[1].rtt)
-            #expect(farRTT >= 40 && farRTT < 200, "far \(farRTT) ms")
+            // At least the relay's 2 × 20 ms, in milliseconds; how much a busy host adds is no
+            // test's business.
+            #expect(farRTT >= 40 && farRTT < 2000, "far \(farRTT) ms")
             #expect(nearRTT < farRTT - 30, "near \(nearRTT) ms, far \(farRTT) ms")
             #expect(selection.candidates.allSatisfy { $0.pingsSent == 5 && $0.pingsAnswered >= 3 })
             // The report went to the chosen edge.
