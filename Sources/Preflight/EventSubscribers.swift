@@ -6,12 +6,14 @@ struct EventSubscribers<Event: Sendable>: Sendable {
     private var nextKey = 0
     /// The final event, once sent.
     private(set) var terminal: Event?
+    /// Whether the events ended (with or without a final event).
+    private(set) var ended = false
 
     /// Adds `continuation`; returns its key, or `nil` when the events already ended (it then got
     /// the final event and was finished: call this before setting its `onTermination`).
     mutating func add(_ continuation: AsyncStream<Event>.Continuation) -> Int? {
-        if let terminal {
-            continuation.yield(terminal)
+        if ended {
+            if let terminal { continuation.yield(terminal) }
             continuation.finish()
             return nil
         }
@@ -27,16 +29,26 @@ struct EventSubscribers<Event: Sendable>: Sendable {
 
     /// Sends `event` to every subscriber (nothing after the final event).
     func yield(_ event: Event) {
-        guard terminal == nil else { return }
+        guard !ended else { return }
         for continuation in continuations.values { continuation.yield(event) }
     }
 
     /// Sends the final event and returns the subscribers to finish: outside the owner's lock,
     /// since finishing runs their `onTermination`, which takes it. `nil` when already ended.
     mutating func end(with event: Event) -> [AsyncStream<Event>.Continuation]? {
-        guard terminal == nil else { return nil }
+        guard !ended else { return nil }
         yield(event)
         terminal = event
+        ended = true
+        defer { continuations.removeAll() }
+        return Array(continuations.values)
+    }
+
+    /// Ends the events with no final event (a run whose end has no event of its own): new
+    /// subscribers finish at once. Returns the subscribers to finish, outside the owner's lock.
+    mutating func endWithoutEvent() -> [AsyncStream<Event>.Continuation] {
+        guard !ended else { return [] }
+        ended = true
         defer { continuations.removeAll() }
         return Array(continuations.values)
     }

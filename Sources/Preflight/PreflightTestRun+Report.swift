@@ -6,34 +6,16 @@ extension PreflightTestRun {
         timeline.append(ConnectionStateEvent(group: group, name: name, timestamp: wallTime(instant)))
     }
 
+    /// Hands the test what was collected so far; the report is assembled only when read.
     func publish() {
-        let report = partialReport()
-        test.update { $0 = report }
+        test.publish(draft())
     }
 
-    func partialReport() -> PreflightReport {
-        let records = ice.records()
-        let meter = media.meter
-        var report = PreflightReport(
-            callSid: callSid ?? "", edge: edgeName, selectedEdge: options.selectedEdge, iceCandidates: records.candidates,
-            selectedIceCandidatePair: selectedPair, warnings: warnings.raisedRecords, warningsCleared: warnings.clearedRecords,
-            networkTiming: timing, isTurnRequired: selectedPair.map(\.usesRelay))
-        report.setSamples(samples)
-        // Totals from everything received, including what arrived after the last sample.
-        if report.uplink != nil, let uplink = meter.uplinkTotals {
-            report.uplink?.setTotals(expected: Int(uplink.expected), lost: max(0, Int(uplink.expected) - Int(uplink.received)))
-        }
-        if report.downlink != nil, meter.downlink.expected > 0 {
-            report.downlink?.setTotals(expected: meter.downlink.expected, lost: meter.downlink.lost)
-        }
-        report.application = application
-        // The agent's entries come through a stream, the run's own are written at once: order
-        // them by time (a stable sort keeps the order of entries of the same millisecond).
-        report.timeline = timeline.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
-        report.iceCandidatePairs = records.pairs
-        report.iceCandidateErrors = records.candidateErrors
-        report.verdictSettlement = settlement
-        return report
+    func draft() -> PreflightReportDraft {
+        PreflightReportDraft(
+            callSid: callSid ?? "", edge: edgeName, selectedEdge: options.selectedEdge, application: application,
+            selectedPair: selectedPair, timeline: timeline, warnings: warnings, samples: samples, timing: timing,
+            settlement: settlement, ice: ice, media: media)
     }
 
     mutating func takeSample() {
@@ -86,7 +68,7 @@ extension PreflightTestRun {
     mutating func finalReport() -> PreflightReport {
         phase = .ended
         closeTimeline()
-        return partialReport()
+        return draft().assemble()
     }
 
     /// The closing states of the timeline (unless a failure already ended it).
@@ -97,5 +79,48 @@ extension PreflightTestRun {
             mark(.peerConnectionState, "closed")
             mark(.signalingState, "closed")
         }
+    }
+}
+
+/// What a preflight test's report is made of while it runs: copies of the run's records (arrays
+/// shared, not copied, until changed) and the ICE driver and media session the rest is read
+/// from. Handing it over is cheap; the report is assembled from it once, when read or at the end.
+struct PreflightReportDraft: Sendable {
+    var callSid: String
+    var edge: String
+    var selectedEdge: String
+    var application: String?
+    var selectedPair: ICECandidatePairStats?
+    var timeline: [ConnectionStateEvent]
+    var warnings: WarningsEngine
+    var samples: [StatsSample]
+    var timing: NetworkTiming
+    var settlement: VerdictSettlement?
+    let ice: ICEAgentDriver
+    let media: MediaSession
+
+    func assemble() -> PreflightReport {
+        let records = ice.records()
+        let meter = media.meter
+        var report = PreflightReport(
+            callSid: callSid, edge: edge, selectedEdge: selectedEdge, iceCandidates: records.candidates,
+            selectedIceCandidatePair: selectedPair, warnings: warnings.raisedRecords, warningsCleared: warnings.clearedRecords,
+            networkTiming: timing, isTurnRequired: selectedPair.map(\.usesRelay))
+        report.setSamples(samples)
+        // Totals from everything received, including what arrived after the last sample.
+        if report.uplink != nil, let uplink = meter.uplinkTotals {
+            report.uplink?.setTotals(expected: Int(uplink.expected), lost: max(0, Int(uplink.expected) - Int(uplink.received)))
+        }
+        if report.downlink != nil, meter.downlink.expected > 0 {
+            report.downlink?.setTotals(expected: meter.downlink.expected, lost: meter.downlink.lost)
+        }
+        report.application = application
+        // The agent's entries come through a stream, the run's own are written at once: order
+        // them by time (a stable sort keeps the order of entries of the same millisecond).
+        report.timeline = timeline.enumerated().sorted { ($0.element.timestamp, $0.offset) < ($1.element.timestamp, $1.offset) }.map(\.element)
+        report.iceCandidatePairs = records.pairs
+        report.iceCandidateErrors = records.candidateErrors
+        report.verdictSettlement = settlement
+        return report
     }
 }

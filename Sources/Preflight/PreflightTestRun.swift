@@ -60,7 +60,7 @@ struct PreflightTestRun {
 
     /// Runs the test and finishes it with its report or error.
     static func run(_ test: PreflightTest, startTime: Int64) async {
-        var outcome: Result<PreflightReport, PreflightError>
+        let outcome: Result<PreflightReport, PreflightError>
         var options = test.options
         var selection: EdgeSelection?
         do {
@@ -81,22 +81,16 @@ struct PreflightTestRun {
             outcome = .failure(Task.isCancelled && error.code != .cancelled
                 ? PreflightError(code: .cancelled, message: "preflight test cancelled", underlying: error) : error)
         }
-        // The selection goes in the report whatever the outcome: the run builds its own.
-        if let selection {
-            if case .success(var report) = outcome {
-                report.edgeSelection = selection
-                outcome = .success(report)
-            }
-            test.update { $0.edgeSelection = selection }
-        }
+        // The report is assembled once, here; the selection goes in it whatever the outcome.
         let end = PreflightTest.nowMilliseconds()
+        var report = test.finalReport(outcome, end: end)
+        report.edgeSelection = selection
         // The upload comes before the result is delivered: whoever reads the edge's API after
         // `result()` finds the report there.
         if !test.isFinished {
-            let report = test.finalReport(outcome, end: end)
             await uploadReport(report, kind: .preflightTest, options: ReportUploadOptions(options), errorCode: report.error?.code, logger: test.logger)
         }
-        test.finish(outcome, end: end)
+        test.finish(outcome, report: report, end: end)
     }
 
     private static func perform(_ test: PreflightTest, options: PreflightOptions, startTime: Int64) async throws(PreflightError) -> PreflightReport {

@@ -39,11 +39,17 @@ import Testing
         let rtt = try #require(diagnosis["rtt"] as? [String: Double])
         #expect(abs((rtt["avg"] ?? 1) - (outcome.diagnosis?.rtt.avg ?? 0)) < 1e-12, "\(rtt) in the JSON")
         #expect((rtt["avg"] ?? 1) > 0 && (rtt["avg"] ?? 1) < 1, "RTT in seconds: \(rtt)")
-        #expect(diagnosis["quality"] as? String == "excellent")
-        // Counts from the JSON, against each other: what went out came back (loopback).
+        // The quality is the band of the MOS (how good a loopback call stays on a busy host is
+        // the lab's to measure, not a test's).
+        let mos = try #require(diagnosis["mos"] as? Double)
+        #expect(diagnosis["quality"] as? String == QualityCategory(mos: mos).rawValue, "mos \(mos)")
+        // Counts from the JSON, against each other: what went out came back (loopback), but for
+        // what was in flight when the totals were read (50 packets a second over twice the
+        // largest round trip, and two more).
         let sent = try #require(diagnosis["packetsSent"] as? Int)
         let received = try #require(diagnosis["packetsReceived"] as? Int)
-        #expect(sent > 0 && received <= sent && received * 10 >= sent * 9, "\(received) of \(sent) packets")
+        let inFlight = Int(((rtt["max"] ?? 1) * 2 * 50).rounded(.up)) + 2
+        #expect(sent > 0 && received <= sent && received + inFlight >= sent, "\(received) of \(sent) packets, \(inFlight) in flight")
     }
 
     @Test(arguments: [

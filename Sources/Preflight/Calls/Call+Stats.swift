@@ -8,7 +8,7 @@ extension Call {
     /// Whether the call's media is encrypted (SRTP, AEAD_AES_128_GCM): known once the edge
     /// answered; `false` for plain RTP (``CallOptions/encryptsMedia`` off, or a test application).
     public var isMediaEncrypted: Bool {
-        storage.withLock { $0.media }?.isEncrypted ?? false
+        handle.withLock { $0.media }?.isEncrypted ?? false
     }
 
     /// The call's statistics now, WebRTC-shaped: the audio sent (packets, bytes, what the edge
@@ -17,7 +17,7 @@ extension Call {
     /// ``CallState/connected`` ("The call needs to be in the state TVOCallStateConnected for stats
     /// reports to be delivered").
     public func getStats() -> CallStatsReport? {
-        let (state, media, pair, sample) = storage.withLock { ($0.machine.state, $0.media, $0.selectedPair, $0.latestSample) }
+        let (state, media, pair, sample) = handle.withLock { ($0.machine.state, $0.media, $0.selectedPair, $0.latestSample) }
         guard state == .connected, let media else { return nil }
         let meter = media.meter
         let uplink = meter.uplinkTotals

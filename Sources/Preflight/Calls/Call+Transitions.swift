@@ -7,7 +7,7 @@ extension Call {
     /// - Returns: the transition (ignored when the input does not apply now).
     @discardableResult
     func apply(_ input: CallStateInput) -> CallTransition {
-        let (transition, finished) = storage.withLock { state -> (CallTransition, [AsyncStream<CallEvent>.Continuation]) in
+        handle.apply { state, step in
             let transition = state.machine.handle(input)
             state.states.append(contentsOf: transition.stateChanges)
             let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
@@ -18,8 +18,7 @@ extension Call {
                 }
                 state.insights.append(InsightsEvent(.connection, event.rawValue, timestamp: now, payload: payload))
             }
-            var finished: [AsyncStream<CallEvent>.Continuation] = []
-            for callback in transition.callbacks {
+            for callback in transition.callbacks where step.outcome == nil {
                 let event: CallEvent = switch callback {
                 case .didStartRinging: .ringing
                 case .didConnect: .connected
@@ -28,43 +27,42 @@ extension Call {
                 case .isReconnecting(let error): .reconnecting(error)
                 case .didReconnect: .reconnected
                 }
-                if event.isFinal {
-                    finished += state.subscribers.end(with: event) ?? []
-                } else {
-                    state.subscribers.yield(event)
+                step.events.append(event)
+                // The final event ends the call: its error is the call's result.
+                switch event {
+                case .failedToConnect(let error): step.outcome = .failure(error)
+                case .disconnected(let error?): step.outcome = .failure(error)
+                case .disconnected(nil): step.outcome = .success(())
+                default: break
                 }
             }
-            return (transition, finished)
+            return transition
         }
-        // Finishing runs onTermination, which takes the lock: outside it.
-        for continuation in finished { continuation.finish() }
-        return transition
     }
 
     /// Delivers an event that is not a state change (a sample, warnings) while the call lives.
     func emit(_ event: CallEvent) {
-        storage.withLock { state in
-            guard state.subscribers.terminal == nil else { return }
+        handle.emit { state in
             switch event {
             case .sample(let sample): state.latestSample = sample
             case .qualityWarnings(let current, _): state.warnings = current
             default: break
             }
-            state.subscribers.yield(event)
+            return event
         }
     }
 
     /// Takes the `connection` events the state machine reported since the last call.
     func takeInsights() -> [InsightsEvent] {
-        storage.withLock { state in
+        handle.withLock { state in
             defer { state.insights.removeAll() }
             return state.insights
         }
     }
 
     func update(sid: String) {
-        storage.withLock { if $0.sid == nil { $0.sid = sid } }
+        handle.withLock { if $0.sid == nil { $0.sid = sid } }
     }
 
-    var isDisconnected: Bool { storage.withLock { $0.machine.state == .disconnected } }
+    var isDisconnected: Bool { handle.withLock { $0.machine.state == .disconnected } }
 }

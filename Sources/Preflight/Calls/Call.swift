@@ -19,7 +19,7 @@ public final class Call: Sendable {
     let logger: Logger
     /// Silent frames while muted or on hold: flipped here, read by the audio source.
     let audio = CallAudioSource.Switch()
-    let storage: Mutex<State>
+    let handle: RunHandle<CallEvent, Void, State>
 
     struct State {
         var from: String?
@@ -29,9 +29,7 @@ public final class Call: Sendable {
         var states: [CallState] = [.connecting]
         var warnings: Set<QualityWarning> = []
         var latestSample: StatsSample?
-        var subscribers = EventSubscribers<CallEvent>()
         var inputs: AsyncStream<CallRun.Input>.Continuation?
-        var task: Task<Void, Never>?
         /// Posts Insights events of this call once its run is over (a new signaling session for
         /// a caller, the registration's for a callee).
         var poster: (@Sendable (_ callSid: String, _ events: [InsightsEvent]) async -> Void)?
@@ -51,40 +49,40 @@ public final class Call: Sendable {
         self.logger = logger
         // A caller connects when the edge answers and media flows (with or without the dial
         // application's answerOnBridge, the edge decides when it answers).
-        storage = Mutex(State(from: from, to: to, sid: sid, machine: CallStateMachine(role: role, answerOnBridge: true)))
+        handle = RunHandle(State(from: from, to: to, sid: sid, machine: CallStateMachine(role: role, answerOnBridge: true)))
     }
 
     // MARK: Properties (TVOCall's)
 
     /// The local ICE candidates the call gathered (host, server-reflexive, relayed), as the
     /// preflight report lists them; empty until gathering completes. (Added; Twilio has none.)
-    public var iceCandidates: [ICECandidateStats] { storage.withLock { $0.iceCandidates } }
+    public var iceCandidates: [ICECandidateStats] { handle.withLock { $0.iceCandidates } }
 
     /// The caller (`client:<identity>`); `nil` for a call this device placed.
-    public var from: String? { storage.withLock { $0.from } }
+    public var from: String? { handle.withLock { $0.from } }
     /// Whom the call is to, as dialed; for a call placed here, the `To` parameter.
-    public var to: String? { storage.withLock { $0.to } }
+    public var to: String? { handle.withLock { $0.to } }
     /// The edge's identifier of the call; `nil` until ringing (for the caller).
-    public var sid: String? { storage.withLock { $0.sid } }
+    public var sid: String? { handle.withLock { $0.sid } }
     /// The current state.
-    public var state: CallState { storage.withLock { $0.machine.state } }
+    public var state: CallState { handle.withLock { $0.machine.state } }
     /// Every state the call entered, in order, from ``CallState/connecting``.
-    public var states: [CallState] { storage.withLock { $0.states } }
+    public var states: [CallState] { handle.withLock { $0.states } }
     /// Whether the audio input is muted (silent frames are sent).
-    public var isMuted: Bool { storage.withLock { $0.machine.isMuted } }
+    public var isMuted: Bool { handle.withLock { $0.machine.isMuted } }
     /// Whether the call is on hold (silent frames are sent and the remote's audio is not played).
-    public var isOnHold: Bool { storage.withLock { $0.machine.isOnHold } }
+    public var isOnHold: Bool { handle.withLock { $0.machine.isOnHold } }
     /// The quality warnings active now.
-    public var callQualityWarnings: Set<QualityWarning> { storage.withLock { $0.warnings } }
+    public var callQualityWarnings: Set<QualityWarning> { handle.withLock { $0.warnings } }
     /// The latest one-second stats sample.
-    public var latestSample: StatsSample? { storage.withLock { $0.latestSample } }
+    public var latestSample: StatsSample? { handle.withLock { $0.latestSample } }
 
     // MARK: Actions
 
     /// Ends the call: `didDisconnect` without error unless it already ended; calling it again,
     /// or on a disconnected call, has no effect.
     public func disconnect() {
-        storage.withLock { $0.inputs }?.yield(.user(.disconnect))
+        handle.withLock { $0.inputs }?.yield(.user(.disconnect))
     }
 
     /// Mutes (`true`) or unmutes the audio input: silent frames are sent from the next frame on.
@@ -100,7 +98,7 @@ public final class Call: Sendable {
     }
 
     private func updateSilence() {
-        let (muted, held) = storage.withLock { ($0.machine.isMuted, $0.machine.isOnHold) }
+        let (muted, held) = handle.withLock { ($0.machine.isMuted, $0.machine.isOnHold) }
         audio.silent.store(muted || held, ordering: .relaxed)
         audio.held.store(held, ordering: .relaxed)
     }
@@ -113,8 +111,8 @@ public final class Call: Sendable {
         let event = InsightsEvent(
             .feedback, none ? "received-none" : "received", timestamp: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)),
             payload: ["score": "\(score.rawValue)", "issue": issue.rawValue])
-        let (live, sid, poster) = storage.withLock { state in
-            (state.subscribers.terminal == nil ? state.inputs : nil, state.sid, state.poster)
+        let (live, sid, poster) = handle.apply { state, step in
+            (step.isEnded ? nil : state.inputs, state.sid, state.poster)
         }
         if let live, case .enqueued = live.yield(.user(.feedback(event))) { return }
         guard let sid, let poster else { return }
@@ -126,40 +124,26 @@ public final class Call: Sendable {
     /// A new stream of the call's events from now on. A stream made after the call ended yields
     /// its final event and finishes, so awaiting it never hangs.
     public func events() -> AsyncStream<CallEvent> {
-        let (stream, continuation) = AsyncStream<CallEvent>.makeStream()
-        if let key = storage.withLock({ $0.subscribers.add(continuation) }) {
-            continuation.onTermination = { [weak self] _ in self?.storage.withLock { $0.subscribers.remove(key) } }
-        }
-        return stream
+        handle.events()
     }
 
     /// Waits for the end of the call.
-    /// - Returns: the error it ended with, `nil` when a party hung up normally.
-    @discardableResult
-    public func ended() async -> PreflightError? {
-        for await event in events() {
-            switch event {
-            case .failedToConnect(let error): return error
-            case .disconnected(let error): return error
-            default: continue
-            }
-        }
-        return nil
+    /// - Throws: the ``PreflightError`` it ended with (``CallEvent/failedToConnect(_:)`` or
+    ///   ``CallEvent/disconnected(_:)`` with an error); returns when a party hung up normally.
+    public func result() async throws(PreflightError) {
+        try await handle.result()
     }
 
     /// Adapts the message events to `delegate` (one subscriber among any others).
     func attach(messages delegate: (any CallMessageDelegate)?) {
         guard let delegate else { return }
-        let events = events()
-        Task { [self] in
-            for await event in events {
-                let sid = self.sid ?? ""
-                switch event {
-                case .messageReceived(let message): delegate.messageReceived(forCallSid: sid, message: message)
-                case .messageSent(let id): delegate.messageSent(forCallSid: sid, voiceEventSid: id)
-                case .messageFailed(let id, let error): delegate.messageFailed(forCallSid: sid, voiceEventSid: id, error: error)
-                default: break
-                }
+        handle.adapt { [self] event in
+            let sid = self.sid ?? ""
+            switch event {
+            case .messageReceived(let message): delegate.messageReceived(forCallSid: sid, message: message)
+            case .messageSent(let id): delegate.messageSent(forCallSid: sid, voiceEventSid: id)
+            case .messageFailed(let id, let error): delegate.messageFailed(forCallSid: sid, voiceEventSid: id, error: error)
+            default: break
             }
         }
     }
@@ -167,20 +151,17 @@ public final class Call: Sendable {
     /// Adapts the event stream to `delegate` (one subscriber among any others).
     func attach(_ delegate: (any CallDelegate)?) {
         guard let delegate else { return }
-        let events = events()
-        Task { [self] in
-            for await event in events {
-                switch event {
-                case .ringing: delegate.callDidStartRinging(self)
-                case .connected: delegate.callDidConnect(self)
-                case .failedToConnect(let error): delegate.call(self, didFailToConnectWithError: error)
-                case .disconnected(let error): delegate.call(self, didDisconnectWithError: error)
-                case .reconnecting(let error): delegate.call(self, isReconnectingWithError: error)
-                case .reconnected: delegate.callDidReconnect(self)
-                case .qualityWarnings(let current, let previous):
-                    delegate.call(self, didReceiveQualityWarnings: current, previousWarnings: previous)
-                case .sample, .messageReceived, .messageSent, .messageFailed, .digitReceived: break
-                }
+        handle.adapt { [self] event in
+            switch event {
+            case .ringing: delegate.callDidStartRinging(self)
+            case .connected: delegate.callDidConnect(self)
+            case .failedToConnect(let error): delegate.call(self, didFailToConnectWithError: error)
+            case .disconnected(let error): delegate.call(self, didDisconnectWithError: error)
+            case .reconnecting(let error): delegate.call(self, isReconnectingWithError: error)
+            case .reconnected: delegate.callDidReconnect(self)
+            case .qualityWarnings(let current, let previous):
+                delegate.call(self, didReceiveQualityWarnings: current, previousWarnings: previous)
+            case .sample, .messageReceived, .messageSent, .messageFailed, .digitReceived: break
             }
         }
     }

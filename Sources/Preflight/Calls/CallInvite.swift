@@ -37,17 +37,16 @@ public final class CallInvite: Sendable {
         call.attach(delegate)
         call.attach(messages: options.callOptions.messageDelegate)
         let (stream, inputs) = AsyncStream<CallRun.Input>.makeStream()
-        call.storage.withLock { $0.inputs = inputs }
+        call.handle.withLock { $0.inputs = inputs }
         guard registration.claim(callSid) else {
             call.apply(.failed(PreflightError(
                 code: .generalCallError, message: "call invite \(callSid) was already accepted, rejected or cancelled")))
             inputs.finish()
             return call
         }
-        let task = Task { [self] in
+        call.handle.start { [self] in
             await CallRun.answer(call, invite: self, registration: registration, options: options, stream: stream, inputs: inputs)
         }
-        call.storage.withLock { $0.task = task }
         return call
     }
 

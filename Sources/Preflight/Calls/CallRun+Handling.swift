@@ -57,7 +57,7 @@ extension CallRun {
         case .gatheringComplete(let parameters, let gathered):
             guard !call.isDisconnected else { return }
             note(candidates: parameters.candidates, remote: false)
-            call.storage.withLock { $0.iceCandidates = gathered }
+            call.handle.withLock { $0.iceCandidates = gathered }
             note(.signalingState, "have-local-offer")
             if options.encryptsMedia { srtpKey = SRTPKeyingMaterial.random() }
             let key = srtpKey.map(SignalingMessage.SRTPKey.init)
@@ -74,7 +74,7 @@ extension CallRun {
             }
         case .connected(let pair, _):
             note(selected: pair)
-            call.storage.withLock { $0.selectedPair = pair }
+            call.handle.withLock { $0.selectedPair = pair }
             // The caller connects when the edge answered and media flows; the callee, whose
             // table has no ringing before it, rings and connects at once.
             let transition = feed(call.role == .caller ? .answered : .ringing)
@@ -89,7 +89,7 @@ extension CallRun {
             note(entry)
         case .pairChanged(let pair, _):
             note(selected: pair)
-            call.storage.withLock { $0.selectedPair = pair }
+            call.handle.withLock { $0.selectedPair = pair }
         case .serverFailed, .channelBindRefused:
             break
         }

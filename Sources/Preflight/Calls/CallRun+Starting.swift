@@ -28,7 +28,7 @@ extension CallRun {
             timeout: options.signalingTimeout, resumesSession: true, resumeTimeout: options.signalingResumeTimeout)
         let signaling = SignalingClient(configuration: configuration, logger: call.logger)
         let logger = call.logger
-        call.storage.withLock { state in
+        call.handle.withLock { state in
             state.poster = { callSid, events in
                 // The call's own session is gone: a short one of its own, with the same token.
                 let client = SignalingClient(configuration: configuration, logger: logger)
@@ -44,7 +44,7 @@ extension CallRun {
         }
         await withTaskGroup(of: Void.self) { group in
             group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
-            call.storage.withLock { $0.media = media }
+            call.handle.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: signaling, ice: ice, media: media, audio: call.audio, inputs: inputs,
                 options: options.callOptions, params: options.params, offeredCodecs: codecs, startTime: startTime)
@@ -79,12 +79,12 @@ extension CallRun {
         }
         registration.route(callSid: invite.callSid, to: inputs)
         let signaling = registration.signaling
-        call.storage.withLock { state in
+        call.handle.withLock { state in
             state.poster = { callSid, events in try? await signaling.send(.insights(.init(callSid: callSid, events: events))) }
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await ice.run() }
-            call.storage.withLock { $0.media = media }
+            call.handle.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: registration.signaling, ice: ice, media: media, audio: call.audio,
                 inputs: inputs, options: options.callOptions, params: [:], offeredCodecs: codecs, startTime: startTime)

@@ -48,6 +48,9 @@ extension Registration {
             throw error
         }
         // `started` goes out before the call can end, so no subscriber sees an outcome first.
+        let run = RunHandle<PreCallDiagnosisState, PreCallDiagnosis, Void>(())
+        storage.withLock { $0.diagnosisRun = run }
+        run.emit(.started)
         publish(.preCallDiagnosisStateUpdated(.started))
         var params = ["To": number]
         if let callerName { params["CallerName"] = callerName }
@@ -58,11 +61,28 @@ extension Registration {
                 state.diagnosing = false
                 state.diagnosis = nil
             }
+            let result: Result<PreCallDiagnosis, PreflightError> = switch outcome {
+            case .completed(let diagnosis): .success(diagnosis)
+            case .failed(let error): .failure(error ?? PreflightError(code: .generalCallError, message: "pre-call diagnosis: failed"))
+            case .started: .failure(PreflightError(code: .generalCallError, message: "pre-call diagnosis: ended without an outcome"))
+            }
+            run.finish(result) { _ in outcome }
             publish(.preCallDiagnosisStateUpdated(outcome))
         }
         storage.withLock { state in
             if state.diagnosing { state.diagnosis = task }
         }
+    }
+
+    /// Waits for the running pre-call diagnosis, or returns the last one's outcome.
+    /// - Returns: the diagnosis of one that completed.
+    /// - Throws: the error a diagnosis failed with (as its `failed` state says); 70005 when
+    ///   none was started.
+    public func preCallDiagnosisResult() async throws(PreflightError) -> PreCallDiagnosis {
+        guard let run = storage.withLock({ $0.diagnosisRun }) else {
+            throw PreflightError(code: .invalidArgument, message: "pre-call diagnosis: none was started")
+        }
+        return try await run.result()
     }
 
     /// A stream of the pre-call diagnosis states from now on (``events()`` filtered); it

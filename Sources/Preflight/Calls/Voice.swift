@@ -19,9 +19,8 @@ public enum Voice {
         call.attach(delegate)
         call.attach(messages: options.callOptions.messageDelegate)
         let (stream, inputs) = AsyncStream<CallRun.Input>.makeStream()
-        call.storage.withLock { $0.inputs = inputs }
-        let task = Task { await CallRun.place(call, options: options, stream: stream, inputs: inputs) }
-        call.storage.withLock { $0.task = task }
+        call.handle.withLock { $0.inputs = inputs }
+        call.handle.start { await CallRun.place(call, options: options, stream: stream, inputs: inputs) }
         return call
     }
 

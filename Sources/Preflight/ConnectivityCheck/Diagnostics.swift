@@ -13,8 +13,9 @@ import Synchronization
 /// diagnostics.startConnectivityCheck(region: nil) { state in print(state) } completion: { result in print(result.state) }
 /// ```
 ///
-/// Progress comes as an `AsyncStream` per subscriber (``connectivityStates()``); the `progress`
-/// closure only adapts it. One check runs at a time.
+/// Progress comes as an `AsyncStream` per subscriber (``events()``, or by 100ms's name
+/// ``connectivityStates()``); the `progress` closure only adapts it. ``result()`` waits for the
+/// running (or last) check. One check runs at a time.
 public final class Diagnostics: Sendable {
     /// The options checks run with.
     public let options: ConnectivityCheckOptions
@@ -25,6 +26,8 @@ public final class Diagnostics: Sendable {
         var running: Task<ConnectivityCheckResult, Never>?
         /// Never ended: each check's states go to the same subscribers.
         var subscribers = EventSubscribers<ConnectivityCheckState>()
+        /// The running or last check: its states and outcome (the result it ended with).
+        var check: RunHandle<ConnectivityCheckState, ConnectivityCheckResult, ConnectivityCheckResult?>?
     }
 
     /// Creates diagnostics; nothing happens until a check starts.
@@ -36,12 +39,34 @@ public final class Diagnostics: Sendable {
 
     /// The states of checks from now on, each once as it is reached; the stream ends when the
     /// subscriber stops listening.
-    public func connectivityStates() -> AsyncStream<ConnectivityCheckState> {
+    public func events() -> AsyncStream<ConnectivityCheckState> {
         let (stream, continuation) = AsyncStream<ConnectivityCheckState>.makeStream()
         if let key = state.withLock({ $0.subscribers.add(continuation) }) {
             continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(key) } }
         }
         return stream
+    }
+
+    /// 100ms's name for ``events()``.
+    public func connectivityStates() -> AsyncStream<ConnectivityCheckState> {
+        events()
+    }
+
+    /// Waits for the running check, or returns the last one's outcome.
+    /// - Returns: the result of a check that reached ``ConnectivityCheckState/completed``.
+    /// - Throws: the first error of a check that ended before (stopped, refused, no media);
+    ///   ``lastResult`` holds how far it got. 70005 when no check was started.
+    public func result() async throws(PreflightError) -> ConnectivityCheckResult {
+        guard let check = state.withLock({ $0.check }) else {
+            throw PreflightError(code: .invalidArgument, message: "connectivity check: none was started")
+        }
+        return try await check.result()
+    }
+
+    /// The result the running check ended with, or the last one's, also of a check that failed;
+    /// `nil` before the first ends.
+    public var lastResult: ConnectivityCheckResult? {
+        state.withLock { $0.check }?.withLock { $0 }
     }
 
     /// Runs a check (100ms's `startConnectivityCheck(region:progress:completion:)`): `progress`
@@ -80,8 +105,17 @@ public final class Diagnostics: Sendable {
                 throw PreflightError(code: .connectivityCheckInProgress, message: "connectivity check: one is already running; stop it first")
             }
             let key = adapter == nil ? nil : state.subscribers.add(continuation)
-            let task = Task { [self] in await ConnectivityCheckRun.run(self, region: region) }
+            let check = RunHandle<ConnectivityCheckState, ConnectivityCheckResult, ConnectivityCheckResult?>(nil)
+            let task = Task { [self] in
+                let result = await ConnectivityCheckRun.run(self, region: region)
+                check.finish(Self.outcome(of: result)) { last in
+                    last = result
+                    return nil
+                }
+                return result
+            }
             state.running = task
+            state.check = check
             return (task, key)
         }
         let result = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
@@ -101,6 +135,18 @@ public final class Diagnostics: Sendable {
     }
 
     func emit(_ checkState: ConnectivityCheckState) {
-        state.withLock { $0.subscribers.yield(checkState) }
+        state.withLock { state in
+            state.subscribers.yield(checkState)
+            state.check?.emit(checkState)
+        }
+    }
+
+    /// A check's outcome: its result once it completed, else its first error.
+    static func outcome(of result: ConnectivityCheckResult) -> Result<ConnectivityCheckResult, PreflightError> {
+        guard result.state != .completed else { return .success(result) }
+        let first = result.errors.first
+        return .failure(PreflightError(
+            code: PreflightError.Code(first?.code ?? PreflightError.Code.connectionError.rawValue),
+            message: first?.message ?? "connectivity check: ended in state \(result.state) without an error"))
     }
 }

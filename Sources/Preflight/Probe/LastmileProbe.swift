@@ -20,14 +20,13 @@ public final class LastmileProbe: Sendable {
     /// The options the probe was made with.
     public let options: LastmileProbeOptions
     let logger: Logger
-    let state = Mutex(State())
+    let handle = RunHandle<LastmileProbeEvent, LastmileProbeResult, Details>(Details())
 
-    struct State {
+    /// The probe's own state, under the handle's lock.
+    struct Details {
         var config: LastmileProbeConfig?
-        var subscribers = EventSubscribers<LastmileProbeEvent>()
         var latestQuality = NetworkQuality.unknown
         var result: LastmileProbeResult?
-        var task: Task<Void, Never>?
         var stopped = false
     }
 
@@ -43,14 +42,11 @@ public final class LastmileProbe: Sendable {
         self.options = options
         self.logger = logger
         if let delegate {
-            let events = events()
             // The delegate is one more subscriber of the stream.
-            Task {
-                for await event in events {
-                    switch event {
-                    case .lastmileQuality(let quality): delegate.lastmileQuality(quality)
-                    case .lastmileProbeResult(let result): delegate.lastmileProbeResult(result)
-                    }
+            handle.adapt { event in
+                switch event {
+                case .lastmileQuality(let quality): delegate.lastmileQuality(quality)
+                case .lastmileProbeResult(let result): delegate.lastmileProbeResult(result)
                 }
             }
         }
@@ -61,65 +57,59 @@ public final class LastmileProbe: Sendable {
     ///   100,000…5,000,000 bps, or no direction), 70302 when the probe was already started.
     public func start(config: LastmileProbeConfig = LastmileProbeConfig()) throws(PreflightError) {
         try config.validate()
-        try state.withLock { state throws(PreflightError) in
-            guard state.config == nil else {
+        try handle.withLock { details throws(PreflightError) in
+            guard details.config == nil else {
                 throw PreflightError(code: .probeRefused, message: "last-mile probe: already started (a probe runs once)")
             }
-            state.config = config
+            details.config = config
         }
-        let task = Task { [self] in await LastmileProbeRun.run(self, config: config) }
-        state.withLock { $0.task = task }
+        handle.start { [self] in await LastmileProbeRun.run(self, config: config) }
     }
 
     /// Stops the probe (Agora's `stopLastmileProbeTest`): it ends at once with what it measured so
     /// far and error 31008 in its result; the edge's session is closed in the background.
     public func stop() {
-        let task = state.withLock { state -> Task<Void, Never>? in
-            state.stopped = true
-            return state.task
-        }
-        task?.cancel()
+        handle.withLock { $0.stopped = true }
+        handle.cancel()
     }
 
     /// A new stream of the probe's events from now on. A stream made after the result yields the
     /// result and finishes.
     public func events() -> AsyncStream<LastmileProbeEvent> {
-        let (stream, continuation) = AsyncStream<LastmileProbeEvent>.makeStream()
-        state.withLock { state in
-            guard let key = state.subscribers.add(continuation) else { return }
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(key) } }
-        }
-        return stream
+        handle.events()
     }
 
     /// Waits for the probe's result.
-    public func result() async -> LastmileProbeResult {
-        for await event in events() {
-            if case .lastmileProbeResult(let result) = event { return result }
-        }
-        return state.withLock { $0.result } ?? LastmileProbeResult()
+    /// - Returns: the result of a probe that ran to its end (a direction may still be
+    ///   incomplete: its `state` says so).
+    /// - Throws: the ``PreflightError`` that ended the probe early (stopped, refused, the
+    ///   connection lost); ``partialResult`` holds what it measured, with that error.
+    public func result() async throws(PreflightError) -> LastmileProbeResult {
+        try await handle.result()
     }
+
+    /// The result the probe ended with, also of one that ended early (its `error` says why);
+    /// `nil` while it runs. The ``LastmileProbeEvent/lastmileProbeResult(_:)`` event carries the same.
+    public var partialResult: LastmileProbeResult? { handle.withLock { $0.result } }
 
     /// The latest `lastmileQuality` rating (``NetworkQuality/unknown`` before the first).
-    public var latestQuality: NetworkQuality { state.withLock { $0.latestQuality } }
+    public var latestQuality: NetworkQuality { handle.withLock { $0.latestQuality } }
 
     /// Whether ``stop()`` was called.
-    var isStopped: Bool { state.withLock { $0.stopped } }
+    var isStopped: Bool { handle.withLock { $0.stopped } }
 
     func emit(quality: NetworkQuality) {
-        state.withLock { state in
-            guard state.result == nil else { return }
-            state.latestQuality = quality
-            state.subscribers.yield(.lastmileQuality(quality))
+        handle.emit { details in
+            details.latestQuality = quality
+            return .lastmileQuality(quality)
         }
     }
 
-    func finish(_ result: LastmileProbeResult) {
-        let subscribers = state.withLock { state -> [AsyncStream<LastmileProbeEvent>.Continuation]? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            return state.subscribers.end(with: .lastmileProbeResult(result))
+    /// Ends the probe once with `result`, and `error` when it ended early.
+    func finish(_ result: LastmileProbeResult, error: PreflightError?) {
+        handle.finish(error.map { .failure($0) } ?? .success(result)) { details in
+            details.result = result
+            return .lastmileProbeResult(result)
         }
-        for continuation in subscribers ?? [] { continuation.finish() }
     }
 }

@@ -82,7 +82,7 @@ struct LastmileProbeRun {
                     turnTrustedCertificatesFile: options.turnTrustedCertificatesFile, receiveBufferSize: options.receiveBufferSize),
                 origin: origin, logger: probe.logger, events: { inputs.yield(.ice($0)) })
         } catch {
-            probe.finish(LastmileProbeResult(state: .unavailable, error: ReportError(error)))
+            probe.finish(LastmileProbeResult(state: .unavailable, error: ReportError(error)), error: error)
             return
         }
         let signaling = SignalingClient(
@@ -95,7 +95,7 @@ struct LastmileProbeRun {
         run.loopback = HostInterfaces.isLoopback(url: options.edgeURL)
         if config.probeUplink { run.pending.append(.uplink) }
         if config.probeDownlink { run.pending.append(.downlink) }
-        let result = await withTaskGroup(of: Void.self) { group -> LastmileProbeResult in
+        let (result, error) = await withTaskGroup(of: Void.self) { group -> (LastmileProbeResult, PreflightError?) in
             group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
             group.addTask { for await message in outgoing { try? await signaling.send(message) } }
             group.post(.control, to: inputs, every: .milliseconds(20))
@@ -116,7 +116,7 @@ struct LastmileProbeRun {
             outbox.finish()
             inputs.finish()
             group.cancelAll()
-            return result
+            return (result, error)
         }
         if !Task.isCancelled {
             await uploadReport(
@@ -126,7 +126,7 @@ struct LastmileProbeRun {
                     trustedCertificatesFile: options.edgeTrustedCertificatesFile, signalingTimeout: options.signalingTimeout),
                 errorCode: result.error?.code, logger: probe.logger)
         }
-        probe.finish(result)
+        probe.finish(result, error: error)
     }
 
     mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async throws(PreflightError) {

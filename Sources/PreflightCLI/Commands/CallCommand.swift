@@ -240,7 +240,7 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
                 let recorder = CallOutcomeRecorder(party: "callee", live: live)
                 let call = invite.accept(options: AcceptOptions(callOptions: callOptions), delegate: recorder)
                 recorder.follow(call)
-                await call.ended()
+                _ = try? await call.result()
                 return await recorder.outcome(of: call)
             case .cancelledCallInvite(let cancelled, let error):
                 live("callee invite \(cancelled.callSid) cancelled: error \(error.code.rawValue): \(error.message)")
@@ -297,7 +297,7 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
             try? await Task.sleep(until: min(deadline, clock.now + .milliseconds(50)), clock: clock)
         }
         call.disconnect()
-        await call.ended()
+        _ = try? await call.result()
     }
 
     /// The outcome of a call that could not even be placed.

@@ -167,7 +167,7 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                 recorder.follow(call)
                 active = call
                 Task {
-                    await call.ended()
+                    _ = try? await call.result()
                     continuation.yield(.callEnded(await recorder.outcome(of: call)))
                 }
             case .registration(.cancelledCallInvite(let cancelled, let error)):
@@ -196,7 +196,7 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
             }
         }
         active?.disconnect()
-        if let active { await active.ended() }
+        if let active { _ = try? await active.result() }
         await registration.unregister()
         for feeder in feeders { feeder.cancel() }
         continuation.finish()

@@ -32,7 +32,7 @@ import Testing
             // The audio went on around the digits: no loss counted for the event packets.
             #expect(callee.getStats()?.remoteAudioTrackStats.first?.packetsLost == 0)
             alice.disconnect()
-            #expect(await callee.ended() == nil)
+            #expect(await callee.endingError() == nil)
             await bob.unregister()
         }
     }

@@ -39,8 +39,8 @@ import Testing
     @Test func theEdgeEndsACallAtItsMaximumDurationForBothParties() async throws {
         try await CallHarness.withEdge(["--max-call-duration", "2"]) { harness in
             let (caller, callee, callerRecorder, calleeRecorder, bob) = try await Self.connect(harness)
-            #expect(await caller.ended()?.code == .callDurationExceeded)
-            #expect(await callee.ended()?.code == .callDurationExceeded)
+            #expect(await caller.endingError()?.code == .callDurationExceeded)
+            #expect(await callee.endingError()?.code == .callDurationExceeded)
             await callerRecorder.wait(for: 3)
             await calleeRecorder.wait(for: 3)
             #expect(callerRecorder.callbacks == CallLifecycleTests.connectedCallbacks)
@@ -61,7 +61,7 @@ import Testing
                 edgeURL: "ws://127.0.0.1:\(relay.port)/signaling", signalingResumeTimeout: .seconds(1)))
             let (caller, _, callerRecorder, _, _) = try await Self.connect(harness, callee: bob)
             await relay.stop()
-            let error = await caller.ended()
+            let error = await caller.endingError()
             #expect(error?.code == .connectionError, "\(String(describing: error))")
             await callerRecorder.wait(for: 3)
             #expect(callerRecorder.callbacks == CallLifecycleTests.connectedCallbacks)
@@ -95,8 +95,8 @@ import Testing
             kill(turn.process.processIdentifier, SIGCONT)
             #expect(await caller.wait(for: .connected))
             caller.disconnect()
-            #expect(await caller.ended() == nil)
-            #expect(await callee.ended() == nil)
+            #expect(await caller.endingError() == nil)
+            #expect(await callee.endingError() == nil)
             await recorder.wait(for: 7)
             #expect(recorder.callbacks == [
                 "callDidStartRinging", "callDidConnect", "isReconnectingWithError 53001", "callDidReconnect",
@@ -126,7 +126,7 @@ import Testing
                 iceTransportPolicy: .relay, mediaTimeout: .seconds(1), consentTimeout: .seconds(3))
             let (caller, callee, recorder, calleeRecorder, bob) = try await Self.connect(harness, callerOptions: options)
             turn.stop()
-            let error = await caller.ended()
+            let error = await caller.endingError()
             #expect(error?.code == .mediaConnectionFailed, "\(String(describing: error))")
             await recorder.wait(for: 4)
             #expect(recorder.callbacks == [
@@ -134,7 +134,7 @@ import Testing
             ])
             #expect(caller.states == [.connecting, .ringing, .connected, .reconnecting, .disconnected])
             // The other party: the caller hung up (with its error), a normal end on this side.
-            #expect(await callee.ended() == nil)
+            #expect(await callee.endingError() == nil)
             await calleeRecorder.wait(for: 3)
             #expect(calleeRecorder.callbacks == CallLifecycleTests.connectedCallbacks)
             await bob.unregister()

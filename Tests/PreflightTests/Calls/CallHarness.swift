@@ -158,3 +158,17 @@ extension Call {
         return sample
     }
 }
+
+extension Call {
+    /// The call's ``result()`` as a value: the error it ended with, `nil` when a party hung up
+    /// normally.
+    @discardableResult
+    func endingError() async -> PreflightError? {
+        do throws(PreflightError) {
+            try await result()
+            return nil
+        } catch {
+            return error
+        }
+    }
+}

@@ -20,7 +20,7 @@ import Testing
             let recorder = CallbackRecorder()
             let call = try await harness.connect(to: "client:bob", answerOnBridge: true, delegate: recorder)
             call.disconnect()
-            #expect(await call.ended() == nil)
+            #expect(await call.endingError() == nil)
             await recorder.wait(for: 1)
             #expect(recorder.callbacks == ["didDisconnectWithError"])
             #expect(call.states == [.connecting, .disconnected])
@@ -63,7 +63,7 @@ import Testing
         try await CallHarness.withEdge { harness in
             let recorder = CallbackRecorder()
             let call = try await harness.connect(to: to, delegate: recorder)
-            let error = await call.ended()
+            let error = await call.endingError()
             await recorder.wait(for: 1)
             #expect(error?.code == code, "\(String(describing: error))")
             #expect(recorder.callbacks == ["didFailToConnectWithError"])
@@ -81,12 +81,12 @@ import Testing
             #expect(await answered.wait(for: .connected))
             let recorder = CallbackRecorder()
             let second = try await harness.connect(to: "client:bob", delegate: recorder)
-            #expect(await second.ended()?.code == .calleeBusy)
+            #expect(await second.endingError()?.code == .calleeBusy)
             await recorder.wait(for: 1)
             #expect(recorder.callbacks == ["didFailToConnectWithError"])
             #expect(second.states == [.connecting, .disconnected])
             first.disconnect()
-            #expect(await answered.ended() == nil)
+            #expect(await answered.endingError() == nil)
             await bob.unregister()
         }
     }
@@ -100,7 +100,7 @@ import Testing
             let invite = try #require(await next(invites)?.invite)
             #expect(await call.wait(for: .ringing))
             invite.reject()
-            #expect(await call.ended()?.code == .callRejected)
+            #expect(await call.endingError()?.code == .callRejected)
             await recorder.wait(for: 2)
             #expect(recorder.callbacks == ["callDidStartRinging", "didFailToConnectWithError"])
             #expect(call.states == [.connecting, .ringing, .disconnected])
@@ -115,7 +115,7 @@ import Testing
             let recorder = CallbackRecorder()
             let call = try await harness.connect(to: "client:bob", answerOnBridge: true, delegate: recorder)
             let invite = try #require(await next(invites)?.invite)
-            #expect(await call.ended()?.code == .calleeUnavailable)
+            #expect(await call.endingError()?.code == .calleeUnavailable)
             await recorder.wait(for: 2)
             #expect(recorder.callbacks == ["callDidStartRinging", "didFailToConnectWithError"])
             #expect(call.states == [.connecting, .ringing, .disconnected])
@@ -186,8 +186,8 @@ import Testing
                 #expect(stats.selectedIceCandidatePair?.localCandidate.candidateType == .host)
             }
             let (ender, other) = await end(caller, callee)
-            #expect(await ender.ended() == nil)
-            #expect(await other.ended() == nil)
+            #expect(await ender.endingError() == nil)
+            #expect(await other.endingError() == nil)
             await callerRecorder.wait(for: 3)
             await calleeRecorder.wait(for: 3)
             #expect(callerRecorder.callbacks == Self.connectedCallbacks)
@@ -210,12 +210,12 @@ import Testing
             let recorder = CallbackRecorder()
             let callee = invite.accept(delegate: recorder)
             callee.disconnect()
-            #expect(await callee.ended() == nil)
+            #expect(await callee.endingError() == nil)
             await recorder.wait(for: 1)
             #expect(recorder.callbacks == ["didDisconnectWithError"])
             #expect(callee.states == [.connecting, .disconnected])
             // Its only device gave up: the caller's call fails.
-            #expect(await caller.ended() != nil)
+            #expect(await caller.endingError() != nil)
             await bob.unregister()
         }
     }
@@ -231,7 +231,7 @@ import Testing
             let callee = invite.accept(
                 options: AcceptOptions(callOptions: CallOptions(iceTransportPolicy: .relay, gatheringTimeout: .milliseconds(500))),
                 delegate: recorder)
-            let error = await callee.ended()
+            let error = await callee.endingError()
             #expect(error?.code == .mediaConnectionFailed, "\(String(describing: error))")
             await recorder.wait(for: 1)
             #expect(recorder.callbacks == ["didFailToConnectWithError"])
@@ -258,11 +258,11 @@ import Testing
             #expect(cancelled.callSid == onPhone.callSid)
             // Too late on the phone: that call fails to connect, the laptop's goes on.
             let late = onPhone.accept()
-            #expect(await late.ended() != nil)
+            #expect(await late.endingError() != nil)
             #expect(late.states == [.connecting, .disconnected])
             #expect(callee.state == .connected)
             caller.disconnect()
-            #expect(await callee.ended() == nil)
+            #expect(await callee.endingError() == nil)
             await phone.unregister()
             await laptop.unregister()
         }
@@ -280,7 +280,7 @@ import Testing
             #expect(invite.to == "+15550100")
             #expect(invite.from == "client:alice")
             invite.reject()
-            #expect(await caller.ended() != nil)
+            #expect(await caller.endingError() != nil)
             await bob.unregister()
         }
     }
@@ -297,7 +297,7 @@ import Testing
             // The edge does not encrypt a test application's call: plain RTP.
             #expect(!call.isMediaEncrypted)
             call.disconnect()
-            #expect(await call.ended() == nil)
+            #expect(await call.endingError() == nil)
             await recorder.wait(for: 3)
             #expect(recorder.callbacks == CallLifecycleTests.connectedCallbacks)
         }
@@ -331,7 +331,7 @@ import Testing
             #expect(callee.isMediaEncrypted == calleeEncrypts)
             #expect((caller.latestSample?.audioOutputLevel ?? 0) >= 0)
             caller.disconnect()
-            #expect(await callee.ended() == nil)
+            #expect(await callee.endingError() == nil)
             await bob.unregister()
         }
     }

@@ -11,17 +11,17 @@ import Testing
         try await CallHarness.withEdge(["--invite-rate", "0.01"]) { harness in
             // The caller's burst (10) of invites that ring nobody, then one more.
             for _ in 0..<10 {
-                #expect(try await harness.connect(to: "client:nobody").ended()?.code == .calleeUnavailable)
+                #expect(try await harness.connect(to: "client:nobody").endingError()?.code == .calleeUnavailable)
             }
             let recorder = CallbackRecorder()
             let call = try await harness.connect(to: "client:nobody", delegate: recorder)
-            let error = await call.ended()
+            let error = await call.endingError()
             await recorder.wait(for: 1)
             #expect(error?.code == .inviteRateLimited, "\(String(describing: error))")
             #expect(recorder.callbacks == ["didFailToConnectWithError"])
             #expect(call.states == [.connecting, .disconnected])
             // Another caller is not held back.
-            #expect(try await harness.connect(from: "carol", to: "client:nobody").ended()?.code == .calleeUnavailable)
+            #expect(try await harness.connect(from: "carol", to: "client:nobody").endingError()?.code == .calleeUnavailable)
         }
     }
 }

@@ -36,7 +36,7 @@ import Testing
             #expect(reply?.content == "hi alice")
             #expect(reply?.contentType == "text/plain")
             alice.disconnect()
-            await callee.ended()
+            await callee.endingError()
             await bob.unregister()
         }
     }
@@ -82,7 +82,7 @@ import Testing
             }
             #expect(await outcome(CallMessage(content: "{}")) == .some(.callMessageRateLimited))
             alice.disconnect()
-            await callee.ended()
+            await callee.endingError()
             await bob.unregister()
         }
     }

@@ -30,7 +30,7 @@ import Testing
                 #expect(!alice.callQualityWarnings.contains(.constantAudioOutputLevel))
             }
             alice.disconnect()
-            #expect(await callee.ended() == nil)
+            #expect(await callee.endingError() == nil)
             await bob.unregister()
         }
     }
@@ -48,7 +48,7 @@ import Testing
             #expect(!alice.isMuted)
             #expect(!alice.isOnHold)
             alice.disconnect()
-            await alice.ended()
+            await alice.endingError()
             alice.setMuted(true)
             #expect(!alice.isMuted)
             await bob.unregister()

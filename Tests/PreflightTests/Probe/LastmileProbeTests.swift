@@ -68,8 +68,8 @@ import Testing
             #expect(result.qualities.map(\.quality) == qualities)
             #expect(!qualities.contains(.down))
             #expect(probe.latestQuality == qualities.last ?? .unknown)
-            // A stream made after the end yields the result and finishes.
-            #expect(await probe.result() == result)
+            // Asked again after the end, the result comes at once.
+            #expect(try await probe.result() == result)
         }
     }
 
@@ -77,7 +77,7 @@ import Testing
         try await LocalEdge.withRunning { edge in
             let probe = LastmileProbe(options: LastmileProbeOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL))
             try probe.start(config: LastmileProbeConfig(probeUplink: false, expectedDownlinkBitrate: 500_000))
-            let result = await probe.result()
+            let result = try await probe.result()
             #expect(result.uplinkReport == nil)
             #expect(result.downlinkReport?.state != .unavailable)
             #expect(result.state == result.downlinkReport?.state)
@@ -108,7 +108,7 @@ import Testing
             } catch {
                 #expect(error.code == .probeRefused)
             }
-            _ = await probe.result()
+            _ = try await probe.result()
         }
     }
 
@@ -124,7 +124,10 @@ import Testing
             }
             #expect(underWay != nil, "no rating of a connected path")
             probe.stop()
-            let result = await probe.result()
+            // The result throws the error that ended the probe; the partial result carries it too.
+            let error = await #expect(throws: PreflightError.self) { try await probe.result() }
+            #expect(error?.code == .cancelled)
+            let result = try #require(probe.partialResult)
             #expect(result.error?.code == PreflightError.Code.cancelled.rawValue)
             #expect(result.edge == "local")
             // The uplink was under way or done; the downlink never finished.
@@ -137,7 +140,9 @@ import Testing
         let probe = LastmileProbe(
             options: LastmileProbeOptions(accessToken: "x.y.z", edgeURL: "ws://127.0.0.1:9/signaling", signalingTimeout: .seconds(2)))
         try probe.start()
-        let result = await probe.result()
+        let error = await #expect(throws: PreflightError.self) { try await probe.result() }
+        #expect(error?.code == .signalingConnectionError)
+        let result = try #require(probe.partialResult)
         #expect(result.state == .unavailable)
         #expect(result.error?.code == PreflightError.Code.signalingConnectionError.rawValue)
         #expect(result.uplinkReport?.state == .unavailable)
@@ -156,7 +161,7 @@ import Testing
             let probe = LastmileProbe(
                 options: LastmileProbeOptions(accessToken: try await edge.token(), edgeURL: edge.signalingURL), delegate: recorder)
             try probe.start(config: LastmileProbeConfig(probeDownlink: false, expectedUplinkBitrate: 300_000))
-            let result = await probe.result()
+            let result = try await probe.result()
             // The delegate's task sees the same events, a moment later.
             _ = await eventually { recorder.result.withLock { $0 } != nil }
             #expect(recorder.result.withLock { $0 } == result)
