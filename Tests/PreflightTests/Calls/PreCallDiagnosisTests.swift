@@ -57,6 +57,8 @@ import Testing
                 Issue.record("states \(seen)")
                 return
             }
+            // The handle's result is the same diagnosis, asked after the end.
+            #expect(try await client.preCallDiagnosisResult() == diagnosis)
             // MOS in range, and the quality its band (QualityCategoryTests checks the bands; how
             // good a loopback call stays on a busy host is the lab's to measure, not a test's).
             print("pre-call diagnosis: mos \(diagnosis.mos), rtt \(diagnosis.rtt), jitter \(diagnosis.jitter), "

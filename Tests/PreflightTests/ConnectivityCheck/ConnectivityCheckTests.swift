@@ -112,6 +112,10 @@ import Testing
             let result = try await diagnostics.connectivityCheck()
             #expect(result.state == .mediaPublished)
             #expect(result.errors.map(\.code) == [31008], "\(result.errors)")
+            // The handle's result throws the error that ended the check; lastResult keeps it.
+            let error = await #expect(throws: PreflightError.self) { _ = try await diagnostics.result() }
+            #expect(error?.code == .cancelled)
+            #expect(diagnostics.lastResult == result)
             // What came back is in the result: at least the packet that published the media.
             let stats = result.mediaServerReport.stats
             #expect(stats.audio.packetsReceived + stats.video.packetsReceived > 0, "\(stats)")
@@ -136,6 +140,13 @@ import Testing
             let stopped = try await first
             #expect(stopped.errors.map(\.code) == [31008], "\(stopped.errors)")
         }
+    }
+
+    @Test func theResultOfNoCheckIs70005() async {
+        let diagnostics = Diagnostics(options: ConnectivityCheckOptions(accessToken: "x"))
+        let error = await #expect(throws: PreflightError.self) { _ = try await diagnostics.result() }
+        #expect(error?.code == .invalidArgument)
+        #expect(diagnostics.lastResult == nil)
     }
 
     @Test(arguments: [Duration.seconds(2), .seconds(121)]) func aDurationOutOfRangeIs70005(_ duration: Duration) async throws {
