@@ -3,32 +3,11 @@ internal import PreflightCore
 internal import PreflightNIO
 
 extension PreflightTestRun {
-    /// Handles one input; returns the final report when the test is complete.
-    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) throws(PreflightError) -> PreflightReport? {
+    /// Handles one input; sets ``completed`` when the test is complete.
+    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) async throws(PreflightError) {
         switch input {
-        case .welcomed(let result):
-            let welcome = try result.get()
-            edgeName = welcome.edge
-            phase = .gathering
-            ice.gather(servers: welcome.iceServers + options.iceServers)
-            publish()
-        case .answered(let result):
-            try answered(try result.get())
-        case .signaling(.message(let message)):
-            return try handle(message)
-        case .signaling(.reconnecting), .signaling(.reconnected):
-            // A preflight test does not resume its signaling session: a lost connection ends it.
-            break
-        case .signaling(.closed(let error)):
-            callOpen = false
-            throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")
-        case .ice(.agent(let event)):
-            try handle(event, group: &group)
-        case .ice(.mediaStarted(let arrival)):
-            markPeerConnected(arrival)
-        case .ice(.media(let datagram)):
-            // The media session takes media on the event loop (`receiveMedia`); none comes here.
-            media.receive(datagram)
+        case .session(let session):
+            try await handle(session, group: &group)
         case .sampleTick:
             // While draining nothing is sent: no more per-second samples.
             if mediaEnded == nil { takeSample() }
@@ -52,17 +31,39 @@ extension PreflightTestRun {
             group.post(.drained, to: inputs, after: .milliseconds(Int64(drain)))
         case .drained:
             takeFinalSample()
-            return finalReport()
+            completed = finalReport()
         case .maximumDurationReached:
             throw PreflightError(
                 code: .connectionError,
                 message: "call: the edge did not end the \(application ?? "test") call within \(options.maximumDuration)")
         }
-        return nil
+    }
+
+    /// The edge welcomed the session: gathering starts with its servers.
+    mutating func welcomed(_ welcome: SignalingMessage.Welcome, group: inout TaskGroup<Void>) {
+        edgeName = welcome.edge
+        phase = .gathering
+        ice.gather(servers: welcome.iceServers + options.iceServers)
+        publish()
+    }
+
+    // A preflight test does not resume its signaling session: a lost connection ends it.
+    mutating func signalingClosed(_ error: PreflightError?) throws(PreflightError) {
+        callOpen = false
+        throw Self.closedError(error)
+    }
+
+    mutating func receive(_ datagram: Datagram, on leg: MediaLeg) {
+        // The media session takes media on the event loop (`receiveMedia`); none comes here.
+        media.receive(datagram)
+    }
+
+    mutating func mediaStarted(at instant: ContinuousClock.Instant, on leg: MediaLeg) {
+        markPeerConnected(instant)
     }
 
     /// The edge answered the invite: ICE checks start against its candidates.
-    mutating func answered(_ answer: SignalingMessage.Answer) throws(PreflightError) {
+    mutating func answered(_ answer: SignalingMessage.Answer, group: inout TaskGroup<Void>) throws(PreflightError) {
         callSid = answer.callSid
         callOpen = true
         let audioCodec = try AudioCodecs.answered(codec: answer.codec, payloadType: answer.payloadType, offered: offeredCodecs)
@@ -79,18 +80,18 @@ extension PreflightTestRun {
     }
 
     /// What the edge pushed on its own.
-    mutating func handle(_ message: SignalingMessage) throws(PreflightError) -> PreflightReport? {
+    mutating func handle(_ message: SignalingMessage, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch message {
         case .ringing(let sid) where phase != .connecting && phase != .gathering:
             // Ringing and the answer come by different ways (pushed, and the invite's response):
             // ringing may be handled after the answer, whose sid is the same.
-            guard callSid == nil else { return nil }
+            guard callSid == nil else { return }
             callSid = sid
             callOpen = true
             publish()
         case .answer:
             // The invite's answer, which outran the invite's wait: `invite(_:)` still returns it.
-            return nil
+            return
         case .hangup(let hangup):
             callOpen = false
             if let code = hangup.code {
@@ -100,18 +101,17 @@ extension PreflightTestRun {
                 throw PreflightError(code: .connectionError, message: "call: the edge hung up before media flowed: \(hangup.reason ?? "")")
             }
             takeFinalSample()
-            return finalReport()
+            completed = finalReport()
         case .error(let info):
             callOpen = false
             throw info.preflightError
         default:
             throw PreflightError(code: .malformed, message: "signaling: unexpected \"\(message.type)\" from the edge in phase \(phase)")
         }
-        return nil
     }
 
     /// What the ICE agent reported.
-    mutating func handle(_ event: ICEAgent.Event, group: inout TaskGroup<Void>) throws(PreflightError) {
+    mutating func handle(_ event: ICEAgent.Event, on leg: MediaLeg, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch event {
         case .timeline(let entry):
             timeline.append(entry)
@@ -132,9 +132,9 @@ extension PreflightTestRun {
             let inputs = inputs
             group.addTask {
                 do throws(PreflightError) {
-                    inputs.yield(.answered(.success(try await signaling.invite(invite))))
+                    inputs.yield(.session(.answered(.success(try await signaling.invite(invite)))))
                 } catch {
-                    inputs.yield(.answered(.failure(error)))
+                    inputs.yield(.session(.answered(.failure(error))))
                 }
             }
             mark(.signalingState, "have-local-offer")

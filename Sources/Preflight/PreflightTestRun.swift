@@ -7,7 +7,7 @@ internal import PreflightNIO
 /// ``ICEAgentDriver`` connects its media, a ``MediaSession`` sends the test tone and measures
 /// what comes back, and this composition turns their events into the test's events and report.
 /// One task owns the run's state; the pieces post ``Input``s to it.
-struct PreflightTestRun {
+struct PreflightTestRun: SessionRun {
     let test: PreflightTest
     let startTime: Int64
     let origin: ContinuousClock.Instant
@@ -22,10 +22,7 @@ struct PreflightTestRun {
     var logger: Logger { test.logger }
 
     enum Input: Sendable {
-        case welcomed(Result<SignalingMessage.Welcome, PreflightError>)
-        case answered(Result<SignalingMessage.Answer, PreflightError>)
-        case signaling(SignalingClient.Event)
-        case ice(ICEAgentDriver.Event)
+        case session(SessionInput)
         case sampleTick
         case testEnded
         case drained
@@ -57,6 +54,8 @@ struct PreflightTestRun {
     var mediaEnded: ContinuousClock.Instant?
     /// An adaptive test's end: when and why its verdict settled (or that the maximum came first).
     var settlement: VerdictSettlement?
+    /// The report of the completed test, once complete.
+    var completed: PreflightReport?
 
     /// Runs the test and finishes it with its report or error.
     static func run(_ test: PreflightTest, startTime: Int64) async {
@@ -115,7 +114,7 @@ struct PreflightTestRun {
                     consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime), peerName: "the edge"),
                 offersLoopback: HostInterfaces.isLoopback(url: options.edgeURL),
                 turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
-            origin: origin, logger: test.logger, events: { inputs.yield(.ice($0)) })
+            origin: origin, logger: test.logger, events: { inputs.yield(.session(.ice($0, on: .main))) })
         let signaling = SignalingClient(
             configuration: SignalingClientConfiguration(
                 url: options.edgeURL, accessToken: options.accessToken,
@@ -134,7 +133,7 @@ struct PreflightTestRun {
             audioReceived: audioReceived)
         ice.receiveMedia { media.receive($0) }
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
-            group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
+            group.startSessionLayer(signaling: signaling, ice: [ice], inputs: inputs, wrap: { .session($0) })
             var run = PreflightTestRun(
                 test: test, startTime: startTime, origin: origin, signaling: signaling, ice: ice, media: media, inputs: inputs,
                 offeredCodecs: offeredCodecs, options: options)
@@ -162,7 +161,8 @@ struct PreflightTestRun {
     mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async throws(PreflightError) -> PreflightReport {
         for await input in stream {
             if Task.isCancelled { break }
-            if let report = try handle(input, group: &group) { return report }
+            try await handle(input, group: &group)
+            if let completed { return completed }
         }
         throw PreflightError(code: .cancelled, message: "preflight test cancelled")
     }

@@ -6,29 +6,11 @@ internal import PreflightCore
 internal import PreflightNIO
 
 extension CallRun {
-    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) async {
+    /// Handles one input; an error it throws fails the call (``fail(_:)``).
+    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) async throws(PreflightError) {
         switch input {
-        case .welcomed(.success(let welcome)):
-            ice.gather(servers: welcome.iceServers + options.iceServers)
-        case .welcomed(.failure(let error)):
-            await fail(error)
-        case .ice(.agent(let event)):
-            await handle(event, group: &group)
-        case .ice(.media(let datagram)):
-            // The media session takes media on the event loop (`receiveMedia`); none comes here.
-            media.receive(datagram)
-        case .ice(.mediaStarted):
-            break
-        case .signaling(.message(let message)):
-            await handle(message)
-        case .signaling(.reconnecting(let error)):
-            interrupt(.signaling, error)
-        case .signaling(.reconnected):
-            recover(.signaling)
-        case .signaling(.closed(let error)):
-            callOpen = false
-            hangupPending = false
-            await fail(error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed"))
+        case .session(let session):
+            try await handle(session, group: &group)
         case .sampleTick:
             takeSample()
             await flushInsights()
@@ -51,8 +33,33 @@ extension CallRun {
         }
     }
 
+    /// The edge welcomed the session: gathering starts with its servers.
+    mutating func welcomed(_ welcome: SignalingMessage.Welcome, group: inout TaskGroup<Void>) {
+        ice.gather(servers: welcome.iceServers + options.iceServers)
+    }
+
+    mutating func receive(_ datagram: Datagram, on leg: MediaLeg) {
+        // The media session takes media on the event loop (`receiveMedia`); none comes here.
+        media.receive(datagram)
+    }
+
+    // A call resumes its signaling session: media goes on while it is away.
+    mutating func signalingInterrupted(_ error: PreflightError) {
+        interrupt(.signaling, error)
+    }
+
+    mutating func signalingResumed() {
+        recover(.signaling)
+    }
+
+    mutating func signalingClosed(_ error: PreflightError?) throws(PreflightError) {
+        callOpen = false
+        hangupPending = false
+        throw Self.closedError(error)
+    }
+
     /// What the ICE agent reported.
-    mutating func handle(_ event: ICEAgent.Event, group: inout TaskGroup<Void>) async {
+    mutating func handle(_ event: ICEAgent.Event, on leg: MediaLeg, group: inout TaskGroup<Void>) async {
         switch event {
         case .gatheringComplete(let parameters, let gathered):
             guard !call.isDisconnected else { return }
@@ -96,7 +103,7 @@ extension CallRun {
     }
 
     /// A message of this call from the edge.
-    mutating func handle(_ message: SignalingMessage) async {
+    mutating func handle(_ message: SignalingMessage, group: inout TaskGroup<Void>) async {
         switch message {
         case .ringing(let sid):
             named(sid)

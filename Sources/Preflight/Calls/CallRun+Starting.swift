@@ -43,7 +43,7 @@ extension CallRun {
             }
         }
         await withTaskGroup(of: Void.self) { group in
-            group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
+            group.startSessionLayer(signaling: signaling, ice: [ice], inputs: inputs, wrap: { .session($0) })
             call.handle.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: signaling, ice: ice, media: media, audio: call.audio, inputs: inputs,

@@ -10,7 +10,7 @@ import Synchronization
 /// caller, the registration's for a callee) carries the call's messages, and the
 /// ``CallStateMachine`` of the ``Call`` turns all of it into the reference's callbacks. One
 /// task owns the run's state; the pieces post ``Input``s to it.
-struct CallRun {
+struct CallRun: SessionRun {
     let call: Call
     let signaling: SignalingClient
     let ice: ICEAgentDriver
@@ -26,9 +26,7 @@ struct CallRun {
     var logger: Logger { call.logger }
 
     enum Input: Sendable {
-        case welcomed(Result<SignalingMessage.Welcome, PreflightError>)
-        case signaling(SignalingClient.Event)
-        case ice(ICEAgentDriver.Event)
+        case session(SessionInput)
         case sampleTick
         case user(UserAction)
         case hangupDeadline
@@ -93,7 +91,7 @@ extension CallRun {
                     consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime), peerName: "the edge"),
                 offersLoopback: HostInterfaces.isLoopback(url: edgeURL),
                 turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
-            origin: origin, logger: logger, events: { inputs.yield(.ice($0)) })
+            origin: origin, logger: logger, events: { inputs.yield(.session(.ice($0, on: .main))) })
         let media = MediaSession(
             configuration: MediaSessionConfiguration(cname: "preflight-\(ice.localUfrag)"),
             origin: origin, wallClockOrigin: Double(startTime), eventLoop: ice.eventLoop, transmit: { ice.sendMedia($0) },
@@ -106,7 +104,11 @@ extension CallRun {
 
     mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async {
         for await input in stream {
-            await handle(input, group: &group)
+            do throws(PreflightError) {
+                try await handle(input, group: &group)
+            } catch {
+                await fail(error)
+            }
             if isOver || Task.isCancelled { break }
         }
     }

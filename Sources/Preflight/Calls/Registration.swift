@@ -132,9 +132,9 @@ public final class Registration: Sendable {
             case .message(let message):
                 let sid = message.callSid
                 let targets = storage.withLock { state in sid.map { state.calls[$0].map { [$0] } ?? [] } ?? Array(state.calls.values) }
-                for inputs in targets { inputs.yield(.signaling(event)) }
+                for inputs in targets { inputs.yield(.session(.signaling(event))) }
             case .reconnecting, .reconnected, .closed:
-                for inputs in storage.withLock({ Array($0.calls.values) }) { inputs.yield(.signaling(event)) }
+                for inputs in storage.withLock({ Array($0.calls.values) }) { inputs.yield(.session(.signaling(event))) }
                 if case .closed(let error) = event { finish(error) }
             }
         }

@@ -5,33 +5,10 @@ internal import PreflightNIO
 
 extension ConnectivityCheckRun {
     /// Handles one input.
-    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) throws(PreflightError) {
+    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) async throws(PreflightError) {
         switch input {
-        case .welcomed(let outcome):
-            let welcome = try outcome.get()
-            result.signallingReport.isConnected = true
-            reach(.signallingConnected)
-            let servers = welcome.iceServers + options.iceServers
-            publishICE.gather(servers: servers)
-            subscribeICE.gather(servers: servers)
-        case .answered(let outcome):
-            try answered(try outcome.get(), group: &group)
-        case .signaling(.message(let message)):
-            try handle(message)
-        case .signaling(.reconnecting), .signaling(.reconnected):
-            break
-        case .signaling(.closed(let error)):
-            throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")
-        case .ice(let leg, .agent(let event)):
-            try handle(event, on: leg, group: &group)
-        case .ice(.publish, .media(let datagram)):
-            // The edge's RTCP answers: each session reads the report block on its own stream.
-            audioOut.receive(datagram)
-            videoOut.receive(datagram)
-        case .ice(.subscribe, .media(let datagram)):
-            receiveSubscribed(datagram)
-        case .ice(_, .mediaStarted):
-            break
+        case .session(let session):
+            try await handle(session, group: &group)
         case .videoStarted(let error):
             if let error {
                 cameraFailed(error)
@@ -61,6 +38,25 @@ extension ConnectivityCheckRun {
         }
     }
 
+    /// The edge welcomed the session: both connections gather with its servers.
+    mutating func welcomed(_ welcome: SignalingMessage.Welcome, group: inout TaskGroup<Void>) {
+        result.signallingReport.isConnected = true
+        reach(.signallingConnected)
+        let servers = welcome.iceServers + options.iceServers
+        publishICE.gather(servers: servers)
+        subscribeICE.gather(servers: servers)
+    }
+
+    mutating func receive(_ datagram: Datagram, on leg: MediaLeg) {
+        if leg == .subscribe {
+            receiveSubscribed(datagram)
+        } else {
+            // The edge's RTCP answers: each session reads the report block on its own stream.
+            audioOut.receive(datagram)
+            videoOut.receive(datagram)
+        }
+    }
+
     /// Records a state reached and tells the subscribers.
     mutating func reach(_ state: ConnectivityCheckState) {
         guard state > result.state else { return }
@@ -68,7 +64,7 @@ extension ConnectivityCheckRun {
         diagnostics.emit(state)
     }
 
-    mutating func handle(_ message: SignalingMessage) throws(PreflightError) {
+    mutating func handle(_ message: SignalingMessage, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch message {
         case .answer:
             break
@@ -84,7 +80,7 @@ extension ConnectivityCheckRun {
         }
     }
 
-    mutating func handle(_ event: ICEAgent.Event, on leg: Leg, group: inout TaskGroup<Void>) throws(PreflightError) {
+    mutating func handle(_ event: ICEAgent.Event, on leg: MediaLeg, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch event {
         case .gatheringComplete(let parameters, _):
             gathered[leg] = parameters
@@ -94,9 +90,9 @@ extension ConnectivityCheckRun {
             let inputs = inputs
             group.addTask {
                 do throws(PreflightError) {
-                    inputs.yield(.answered(.success(try await signaling.connectivityCheck(request))))
+                    inputs.yield(.session(.answered(.success(try await signaling.connectivityCheck(request)))))
                 } catch {
-                    inputs.yield(.answered(.failure(error)))
+                    inputs.yield(.session(.answered(.failure(error))))
                 }
             }
         case .connected(let pair, _), .reconnected(let pair, _), .pairChanged(let pair, _):

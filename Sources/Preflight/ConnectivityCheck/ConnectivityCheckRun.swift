@@ -8,15 +8,10 @@ internal import PreflightNIO
 /// on the publish connection and received on the subscribe connection). One task owns the
 /// run's state; the pieces post ``Input``s to it. Every step that fails ends the run with the
 /// state reached and the error, and the result keeps what was measured.
-struct ConnectivityCheckRun {
+struct ConnectivityCheckRun: SessionRun {
     /// Which of the check's two connections.
-    enum Leg: Sendable { case publish, subscribe }
-
     enum Input: Sendable {
-        case welcomed(Result<SignalingMessage.Welcome, PreflightError>)
-        case answered(Result<SignalingMessage.Answer, PreflightError>)
-        case signaling(SignalingClient.Event)
-        case ice(Leg, ICEAgentDriver.Event)
+        case session(SessionInput)
         case videoStarted(PreflightError?)
         case captureTick
         case reportTick
@@ -40,8 +35,8 @@ struct ConnectivityCheckRun {
     var logger: Logger { diagnostics.logger }
 
     var result: ConnectivityCheckResult
-    var gathered: [Leg: ICEParameters] = [:]
-    var connected: Set<Leg> = []
+    var gathered: [MediaLeg: ICEParameters] = [:]
+    var connected: Set<MediaLeg> = []
     var callSid: String?
     var video: any VideoFrameSource
     var captureWaits = 0
@@ -94,8 +89,8 @@ struct ConnectivityCheckRun {
         let publishICE: ICEAgentDriver
         let subscribeICE: ICEAgentDriver
         do throws(PreflightError) {
-            publishICE = try await bind(options, url: welcome.websocketUrl, origin: origin, logger: diagnostics.logger) { inputs.yield(.ice(.publish, $0)) }
-            subscribeICE = try await bind(options, url: welcome.websocketUrl, origin: origin, logger: diagnostics.logger) { inputs.yield(.ice(.subscribe, $0)) }
+            publishICE = try await bind(options, url: welcome.websocketUrl, origin: origin, logger: diagnostics.logger) { inputs.yield(.session(.ice($0, on: .publish))) }
+            subscribeICE = try await bind(options, url: welcome.websocketUrl, origin: origin, logger: diagnostics.logger) { inputs.yield(.session(.ice($0, on: .subscribe))) }
         } catch {
             result.errors.append(ReportError(error))
             return result
@@ -123,17 +118,7 @@ struct ConnectivityCheckRun {
             audioOut: audioOut, videoOut: videoOut, audioIn: audioIn, videoIn: videoIn, inputs: inputs, offeredCodecs: offeredCodecs,
             result: result, video: video)
         return await withTaskGroup(of: Void.self) { group -> ConnectivityCheckResult in
-            group.addTask { await signaling.run() }
-            group.addTask { for await event in signaling.events { inputs.yield(.signaling(event)) } }
-            group.addTask { await publishICE.run() }
-            group.addTask { await subscribeICE.run() }
-            group.addTask {
-                do throws(PreflightError) {
-                    inputs.yield(.welcomed(.success(try await signaling.connect())))
-                } catch {
-                    inputs.yield(.welcomed(.failure(error)))
-                }
-            }
+            group.startSessionLayer(signaling: signaling, ice: [publishICE, subscribeICE], inputs: inputs, wrap: { .session($0) })
             group.post(.durationReached, to: inputs, after: options.duration - (ContinuousClock.now - origin))
             do throws(PreflightError) {
                 try await run.loop(stream, group: &group)
@@ -160,7 +145,7 @@ struct ConnectivityCheckRun {
     mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async throws(PreflightError) {
         for await input in stream {
             if Task.isCancelled { return }
-            try handle(input, group: &group)
+            try await handle(input, group: &group)
             if done { return }
         }
     }

@@ -6,31 +6,10 @@ import Synchronization
 
 extension LastmileProbeRun {
     /// Handles one input.
-    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) throws(PreflightError) {
+    mutating func handle(_ input: Input, group: inout TaskGroup<Void>) async throws(PreflightError) {
         switch input {
-        case .welcomed(let result):
-            let welcome = try result.get()
-            edgeName = welcome.edge
-            phase = .gathering
-            ice.gather(servers: welcome.iceServers + options.iceServers)
-        case .answered(let result):
-            let answer = try result.get()
-            callSid = answer.callSid
-            phase = .checking
-            try ice.connect(remote: answer.ice)
-            group.post(.iceTimedOut, to: inputs, after: options.iceTimeout + .seconds(1))
-        case .signaling(.message(let message)):
-            try handle(message)
-        case .signaling(.reconnecting), .signaling(.reconnected):
-            break
-        case .signaling(.closed(let error)):
-            throw error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection to the edge closed")
-        case .ice(.agent(let event)):
-            try handle(event, group: &group)
-        case .ice(.media(let datagram)):
-            receive(datagram)
-        case .ice(.mediaStarted):
-            break
+        case .session(let session):
+            try await handle(session, group: &group)
         case .control:
             try control(group: &group)
         case .quality:
@@ -42,8 +21,23 @@ extension LastmileProbeRun {
         }
     }
 
+    /// The edge welcomed the session: gathering starts with its servers.
+    mutating func welcomed(_ welcome: SignalingMessage.Welcome, group: inout TaskGroup<Void>) {
+        edgeName = welcome.edge
+        phase = .gathering
+        ice.gather(servers: welcome.iceServers + options.iceServers)
+    }
+
+    /// The edge answered the probe: checks start against its candidates.
+    mutating func answered(_ answer: SignalingMessage.Answer, group: inout TaskGroup<Void>) throws(PreflightError) {
+        callSid = answer.callSid
+        phase = .checking
+        try ice.connect(remote: answer.ice)
+        group.post(.iceTimedOut, to: inputs, after: options.iceTimeout + .seconds(1))
+    }
+
     /// What the edge pushed.
-    mutating func handle(_ message: SignalingMessage) throws(PreflightError) {
+    mutating func handle(_ message: SignalingMessage, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch message {
         case .answer:
             // The probe's answer outran the wait: `probe(_:)` still returns it.
@@ -73,7 +67,7 @@ extension LastmileProbeRun {
     }
 
     /// What the ICE agent reported.
-    mutating func handle(_ event: ICEAgent.Event, group: inout TaskGroup<Void>) throws(PreflightError) {
+    mutating func handle(_ event: ICEAgent.Event, on leg: MediaLeg, group: inout TaskGroup<Void>) throws(PreflightError) {
         switch event {
         case .gatheringComplete(let parameters, _):
             let request = SignalingMessage.Probe(
@@ -84,9 +78,9 @@ extension LastmileProbeRun {
             let inputs = inputs
             group.addTask {
                 do throws(PreflightError) {
-                    inputs.yield(.answered(.success(try await signaling.probe(request))))
+                    inputs.yield(.session(.answered(.success(try await signaling.probe(request)))))
                 } catch {
-                    inputs.yield(.answered(.failure(error)))
+                    inputs.yield(.session(.answered(.failure(error))))
                 }
             }
             phase = .awaitingAnswer
@@ -104,7 +98,7 @@ extension LastmileProbeRun {
     }
 
     /// A datagram from the edge: a downlink probe packet or a ping's echo.
-    mutating func receive(_ datagram: Datagram) {
+    mutating func receive(_ datagram: Datagram, on leg: MediaLeg) {
         let arrival = seconds(datagram.arrival)
         let size = datagram.data.readableBytes
         datagram.data.withUnsafeReadableBytes { bytes in

@@ -8,7 +8,7 @@ internal import PreflightNIO
 /// probed in turn (uplink first): the client sends the uplink's packets and the edge returns their
 /// arrival records; the edge sends the downlink's trains at the rates the client asks for. One task
 /// owns the run's state; the pieces post ``Input``s to it.
-struct LastmileProbeRun {
+struct LastmileProbeRun: SessionRun {
     let probe: LastmileProbe
     let config: LastmileProbeConfig
     let origin: ContinuousClock.Instant
@@ -21,10 +21,7 @@ struct LastmileProbeRun {
     var logger: Logger { probe.logger }
 
     enum Input: Sendable {
-        case welcomed(Result<SignalingMessage.Welcome, PreflightError>)
-        case answered(Result<SignalingMessage.Answer, PreflightError>)
-        case signaling(SignalingClient.Event)
-        case ice(ICEAgentDriver.Event)
+        case session(SessionInput)
         case control
         case quality
         case iceTimedOut
@@ -80,7 +77,7 @@ struct LastmileProbeRun {
                         checkTimeout: options.iceTimeout, wallClockOrigin: Date().timeIntervalSince1970 * 1000, peerName: "the edge"),
                     offersLoopback: HostInterfaces.isLoopback(url: options.edgeURL),
                     turnTrustedCertificatesFile: options.turnTrustedCertificatesFile, receiveBufferSize: options.receiveBufferSize),
-                origin: origin, logger: probe.logger, events: { inputs.yield(.ice($0)) })
+                origin: origin, logger: probe.logger, events: { inputs.yield(.session(.ice($0, on: .main))) })
         } catch {
             probe.finish(LastmileProbeResult(state: .unavailable, error: ReportError(error)), error: error)
             return
@@ -96,7 +93,7 @@ struct LastmileProbeRun {
         if config.probeUplink { run.pending.append(.uplink) }
         if config.probeDownlink { run.pending.append(.downlink) }
         let (result, error) = await withTaskGroup(of: Void.self) { group -> (LastmileProbeResult, PreflightError?) in
-            group.startSessionLayer(signaling: signaling, ice: ice, inputs: inputs, event: { .signaling($0) }, welcomed: { .welcomed($0) })
+            group.startSessionLayer(signaling: signaling, ice: [ice], inputs: inputs, wrap: { .session($0) })
             group.addTask { for await message in outgoing { try? await signaling.send(message) } }
             group.post(.control, to: inputs, every: .milliseconds(20))
             group.post(.quality, to: inputs, every: .seconds(2))
@@ -132,7 +129,7 @@ struct LastmileProbeRun {
     mutating func loop(_ stream: AsyncStream<Input>, group: inout TaskGroup<Void>) async throws(PreflightError) {
         for await input in stream {
             if Task.isCancelled || probe.isStopped { return }
-            try handle(input, group: &group)
+            try await handle(input, group: &group)
             if phase == .done { return }
         }
     }
