@@ -36,7 +36,12 @@ import Testing
         for index in 0..<count {
             // First byte 0xFF: "other" to the relay's classifier; then a big-endian index.
             client.send([0xFF, UInt8(index >> 8), UInt8(index & 0xFF)], to: relay.address)
-            try await Task.sleep(for: .milliseconds(1))  // paced, so that no socket buffer overflows
+            // Paced by the relay itself, 10 ahead at most, so that no socket buffer overflows
+            // however long a busy host keeps the relay from reading.
+            if index % 10 == 9 {
+                let read = await eventually(every: .milliseconds(1)) { relay.log().count(where: { $0.direction == .upstream }) > index - 10 }
+                #expect(read, "the relay read \(relay.log().count(where: { $0.direction == .upstream })) of \(index + 1)")
+            }
         }
         // Delays and reordering hold copies back a few milliseconds: wait until they landed.
         let landed = await eventually {

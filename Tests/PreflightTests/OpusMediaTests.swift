@@ -44,9 +44,12 @@ struct OpusMediaTests {
         let media = report.statsSamples.filter { $0.packetsReceived > 0 }
         #expect(!media.isEmpty)
         #expect(media.allSatisfy { $0.codec == "opus" }, "\(media.map(\.codec))")
-        // Levels from the frames sent and from the decoded echo: a quarter of full scale.
-        for sample in media.dropFirst() {
+        // Levels from the frames sent and from the decoded echo: a quarter of full scale. The
+        // echo's level is judged over seconds that heard most of their 50 packets (a busy host
+        // may starve a second of its echo: that second's level is of what it heard).
+        for (previous, sample) in zip(media, media.dropFirst()) {
             #expect(abs(Double(sample.audioInputLevel) - 8192) < 8192 * 0.05, "audioInputLevel \(sample.audioInputLevel)")
+            guard sample.packetsReceived - previous.packetsReceived >= 40 else { continue }
             #expect(abs(Double(sample.audioOutputLevel) - 8192) < 8192 * 0.15, "audioOutputLevel \(sample.audioOutputLevel)")
         }
         let tone = try Self.tone(sink)

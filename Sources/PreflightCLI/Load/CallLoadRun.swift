@@ -65,89 +65,90 @@ struct CallLoadRun {
                 "--max-connections-per-address", "\(sessionCap)", "--max-connections", "\(max(2048, sessionCap))",
                 "--log-level", "warning",
             ])
-        defer { edge.stop() }
-        progress("load: edge pid \(edge.pid) at \(edge.signalingURL); setting up \(calls) calls")
-        let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
-        let origin = ContinuousClock.now
-        let (pairs, failures) = try await withThrowingTaskGroup(of: Swift.Result<Pair, PreflightError>.self) { group in
-            var pairs: [Pair] = []
-            var failures: [String: Int] = [:]
-            var started = 0
-            var finished = 0
-            // Set up at most 25 calls (50 parties) at a time: a fair ramp, not a SYN flood of the listener.
-            for index in 0..<calls {
-                if started - finished >= 25, let outcome = try await group.next() {
-                    finished += 1
+        return try await edge.stopping {
+            progress("load: edge pid \(edge.pid) at \(edge.signalingURL); setting up \(calls) calls")
+            let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
+            let origin = ContinuousClock.now
+            let (pairs, failures) = try await withThrowingTaskGroup(of: Swift.Result<Pair, PreflightError>.self) { group in
+                var pairs: [Pair] = []
+                var failures: [String: Int] = [:]
+                var started = 0
+                var finished = 0
+                // Set up at most 25 calls (50 parties) at a time: a fair ramp, not a SYN flood of the listener.
+                for index in 0..<calls {
+                    if started - finished >= 25, let outcome = try await group.next() {
+                        finished += 1
+                        switch outcome {
+                        case .success(let pair): pairs.append(pair)
+                        case .failure(let error): failures["error \(error.code.rawValue): \(error.message)", default: 0] += 1
+                        }
+                    }
+                    started += 1
+                    // Distinct identities per call, as real users: the edge limits sessions per identity.
+                    let calleeToken = try await edge.callToken(identity: "callee-\(index)", incomingAllow: true)
+                    let callerToken = try await edge.callToken(identity: "caller-\(index)", incomingAllow: false)
+                    group.addTask {
+                        await Self.setUpCall(
+                            url: edge.signalingURL, callee: "callee-\(index)", calleeToken: calleeToken, callerToken: callerToken,
+                            origin: origin, logger: logger)
+                    }
+                }
+                for try await outcome in group {
                     switch outcome {
                     case .success(let pair): pairs.append(pair)
                     case .failure(let error): failures["error \(error.code.rawValue): \(error.message)", default: 0] += 1
                     }
                 }
-                started += 1
-                // Distinct identities per call, as real users: the edge limits sessions per identity.
-                let calleeToken = try await edge.callToken(identity: "callee-\(index)", incomingAllow: true)
-                let callerToken = try await edge.callToken(identity: "caller-\(index)", incomingAllow: false)
-                group.addTask {
-                    await Self.setUpCall(
-                        url: edge.signalingURL, callee: "callee-\(index)", calleeToken: calleeToken, callerToken: callerToken,
-                        origin: origin, logger: logger)
-                }
+                return (pairs, failures)
             }
-            for try await outcome in group {
-                switch outcome {
-                case .success(let pair): pairs.append(pair)
-                case .failure(let error): failures["error \(error.code.rawValue): \(error.message)", default: 0] += 1
-                }
-            }
-            return (pairs, failures)
-        }
-        let parties = pairs.flatMap { [$0.caller, $0.callee] }
-        progress("load: \(pairs.count) calls connected; sending for \(duration)")
-        let cpuBefore = (edge: edge.cpuSeconds(), generator: LoadRun.ownCPUSeconds())
-        let clock = ContinuousClock()
-        let start = clock.now
-        for party in parties { party.startCounting() }
-        // Pacing tasks (one per lane, so that sending is not bound to one thread) send every
-        // party's frame each 20 ms, the parties spread over ten 2 ms slots as independent
-        // clients' packets would be (not all in one burst).
-        let duration = duration
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for lane in 0..<Self.pacingLanes {
-                group.addTask {
-                    var slot = 0
-                    while clock.now - start < duration {
-                        try await Task.sleep(until: start + .milliseconds(2) * slot, clock: clock)
-                        let frame = slot / Self.slots
-                        for index in stride(from: slot % Self.slots + lane * Self.slots, to: parties.count, by: Self.slots * Self.pacingLanes) {
-                            parties[index].sendFrame(frame)
+            let parties = pairs.flatMap { [$0.caller, $0.callee] }
+            progress("load: \(pairs.count) calls connected; sending for \(duration)")
+            let cpuBefore = (edge: edge.cpuSeconds(), generator: LoadRun.ownCPUSeconds())
+            let clock = ContinuousClock()
+            let start = clock.now
+            for party in parties { party.startCounting() }
+            // Pacing tasks (one per lane, so that sending is not bound to one thread) send every
+            // party's frame each 20 ms, the parties spread over ten 2 ms slots as independent
+            // clients' packets would be (not all in one burst).
+            let duration = duration
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<Self.pacingLanes {
+                    group.addTask {
+                        var slot = 0
+                        while clock.now - start < duration {
+                            try await Task.sleep(until: start + .milliseconds(2) * slot, clock: clock)
+                            let frame = slot / Self.slots
+                            for index in stride(from: slot % Self.slots + lane * Self.slots, to: parties.count, by: Self.slots * Self.pacingLanes) {
+                                parties[index].sendFrame(frame)
+                            }
+                            slot += 1
                         }
-                        slot += 1
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
-        }
-        let sendingEnded = clock.now
-        try await Task.sleep(for: .milliseconds(300))  // the last packets in flight
-        let elapsed = (sendingEnded - start).inSeconds
-        let edgeCPU = edge.cpuSeconds().flatMap { after in cpuBefore.edge.map { after - $0 } }
-        let generatorCPU = LoadRun.ownCPUSeconds() - cpuBefore.generator
-        var result = Result(
-            calls: calls, connected: pairs.count, held: 0, seconds: elapsed, packetsSent: 0, packetsReceived: 0, firstFramesLost: 0, edgeCPUSeconds: edgeCPU,
-            generatorCPUSeconds: generatorCPU, latencies: [], failures: failures)
-        for pair in pairs {
-            let figures = [pair.caller.figures(), pair.callee.figures()]
-            // Held: neither party saw the call end, and both still received media in its last second.
-            if figures.allSatisfy({ !$0.ended && ($0.lastArrival.map { sendingEnded - $0 < .seconds(1) } ?? false) }) { result.held += 1 }
-            for party in figures {
-                if !party.receivedFirstFrame { result.firstFramesLost += 1 }
-                result.packetsSent += party.sent
-                result.packetsReceived += party.received
-                result.latencies += party.latencies
+            let sendingEnded = clock.now
+            try await Task.sleep(for: .milliseconds(300))  // the last packets in flight
+            let elapsed = (sendingEnded - start).inSeconds
+            let edgeCPU = edge.cpuSeconds().flatMap { after in cpuBefore.edge.map { after - $0 } }
+            let generatorCPU = LoadRun.ownCPUSeconds() - cpuBefore.generator
+            var result = Result(
+                calls: calls, connected: pairs.count, held: 0, seconds: elapsed, packetsSent: 0, packetsReceived: 0, firstFramesLost: 0, edgeCPUSeconds: edgeCPU,
+                generatorCPUSeconds: generatorCPU, latencies: [], failures: failures)
+            for pair in pairs {
+                let figures = [pair.caller.figures(), pair.callee.figures()]
+                // Held: neither party saw the call end, and both still received media in its last second.
+                if figures.allSatisfy({ !$0.ended && ($0.lastArrival.map { sendingEnded - $0 < .seconds(1) } ?? false) }) { result.held += 1 }
+                for party in figures {
+                    if !party.receivedFirstFrame { result.firstFramesLost += 1 }
+                    result.packetsSent += party.sent
+                    result.packetsReceived += party.received
+                    result.latencies += party.latencies
+                }
             }
+            for party in parties { await party.close() }
+            return result
         }
-        for party in parties { await party.close() }
-        return result
     }
 
     /// 2 ms slots per 20 ms frame.

@@ -56,62 +56,63 @@ struct LoadGeneratorRun {
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Int32 {
         // A search for the highest clean rate runs many windows on the same sessions.
         let edge = try await LoadRun.startEdge(sessions: sessions, arguments: ["--max-duration", "3600"] + edgeArguments)
-        defer { edge.stop() }
-        progress("load: edge pid \(edge.pid) at \(edge.signalingURL); opening \(sessions) sessions for \(generator)")
-        let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
-        let opened = try await withThrowingTaskGroup(of: (Int, SignalingClient, String, Session)?.self) { group in
-            var opened: [(Int, SignalingClient, String, Session)] = []
-            var started = 0
-            for index in 0..<sessions {
-                if started - opened.count >= 50, let result = try await group.next() { result.map { opened.append($0) } }
-                started += 1
-                let token = try await edge.token(application: .echo, identity: "load-\(index)")
-                group.addTask { await Self.open(index: index, url: edge.signalingURL, token: token, logger: logger) }
+        return try await edge.stopping {
+            progress("load: edge pid \(edge.pid) at \(edge.signalingURL); opening \(sessions) sessions for \(generator)")
+            let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
+            let opened = try await withThrowingTaskGroup(of: (Int, SignalingClient, String, Session)?.self) { group in
+                var opened: [(Int, SignalingClient, String, Session)] = []
+                var started = 0
+                for index in 0..<sessions {
+                    if started - opened.count >= 50, let result = try await group.next() { result.map { opened.append($0) } }
+                    started += 1
+                    let token = try await edge.token(application: .echo, identity: "load-\(index)")
+                    group.addTask { await Self.open(index: index, url: edge.signalingURL, token: token, logger: logger) }
+                }
+                for try await result in group { result.map { opened.append($0) } }
+                return opened.sorted { $0.0 < $1.0 }
             }
-            for try await result in group { result.map { opened.append($0) } }
-            return opened.sorted { $0.0 < $1.0 }
-        }
-        defer {
-            for (_, signaling, _, _) in opened { Task { await signaling.close() } }
-        }
-        guard opened.count == sessions else {
-            throw PreflightError(code: .mediaConnectionFailed, message: "load: \(sessions - opened.count) of \(sessions) sessions did not open")
-        }
-        // Transaction ids carry the line number: renumber the checks in file order.
-        var lines: [String] = []
-        for (position, (_, _, localUfrag, session)) in opened.enumerated() {
-            var session = session
-            session.check = try Self.check(index: position, localUfrag: localUfrag, remote: session.remote)
-            lines.append(session.line)
-        }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-load-\(getpid()).sessions")
-        try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
-        progress("load: \(opened.count) sessions open; running \(generator)")
+            defer {
+                for (_, signaling, _, _) in opened { Task { await signaling.close() } }
+            }
+            guard opened.count == sessions else {
+                throw PreflightError(code: .mediaConnectionFailed, message: "load: \(sessions - opened.count) of \(sessions) sessions did not open")
+            }
+            // Transaction ids carry the line number: renumber the checks in file order.
+            var lines: [String] = []
+            for (position, (_, _, localUfrag, session)) in opened.enumerated() {
+                var session = session
+                session.check = try Self.check(index: position, localUfrag: localUfrag, remote: session.remote)
+                lines.append(session.line)
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-load-\(getpid()).sessions")
+            try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            progress("load: \(opened.count) sessions open; running \(generator)")
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: generator)
-        process.arguments = ["--mode", "edge", "--sessions-file", file.path, "--server-pid", "\(edge.pid)"] + generatorArguments
-        // Told by the termination handler: Foundation's `waitUntilExit` spins a run loop on
-        // Linux, and a core busy here would be taken from the edge or the generator it measures.
-        let (exit, exited) = AsyncStream.makeStream(of: Void.self)
-        process.terminationHandler = { _ in exited.finish() }
-        do {
-            try process.run()
-        } catch {
-            throw PreflightError(code: .processLaunchFailed, message: "load: cannot start the generator \(generator)", underlying: error)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: generator)
+            process.arguments = ["--mode", "edge", "--sessions-file", file.path, "--server-pid", "\(edge.pid)"] + generatorArguments
+            // Told by the termination handler: Foundation's `waitUntilExit` spins a run loop on
+            // Linux, and a core busy here would be taken from the edge or the generator it measures.
+            let (exit, exited) = AsyncStream.makeStream(of: Void.self)
+            process.terminationHandler = { _ in exited.finish() }
+            do {
+                try process.run()
+            } catch {
+                throw PreflightError(code: .processLaunchFailed, message: "load: cannot start the generator \(generator)", underlying: error)
+            }
+            // The generator inherits standard output and error: its figures are this run's output.
+            for await _ in exit {}
+            // Cancelled while it ran: it stops with the run (its exit status is read only once it exited).
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            for (_, signaling, _, session) in opened {
+                if let callSid = session.callSid { await signaling.hangup(callSid: callSid, reason: "load run over") }
+            }
+            return process.terminationStatus
         }
-        // The generator inherits standard output and error: its figures are this run's output.
-        for await _ in exit {}
-        // Cancelled while it ran: it stops with the run (its exit status is read only once it exited).
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-        for (_, signaling, _, session) in opened {
-            if let callSid = session.callSid { await signaling.hangup(callSid: callSid, reason: "load run over") }
-        }
-        return process.terminationStatus
     }
 
     /// Signs in and places an echo call without media of its own: the generator sends it.

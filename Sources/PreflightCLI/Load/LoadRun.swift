@@ -61,55 +61,56 @@ struct LoadRun {
 
     func run(progress: @escaping @Sendable (String) -> Void) async throws -> Result {
         let edge = try await Self.startEdge(sessions: sessions)
-        defer { edge.stop() }
-        progress("load: edge pid \(edge.pid) at \(edge.signalingURL); connecting \(sessions) sessions")
+        return try await edge.stopping {
+            progress("load: edge pid \(edge.pid) at \(edge.signalingURL); connecting \(sessions) sessions")
 
-        let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
-        let clients = try await withThrowingTaskGroup(of: LoadClient?.self) { group in
-            var clients: [LoadClient] = []
-            var started = 0
-            // Connect at most 50 at a time: a fair ramp, not a SYN flood of the loopback listener.
-            for index in 0..<sessions {
-                if started - clients.count >= 50, let client = try await group.next() { client.map { clients.append($0) } }
-                started += 1
-                // One identity per session, as real users: the edge limits sessions per identity.
-                let token = try await edge.token(application: .echo, identity: "load-\(index)")
-                group.addTask { try? await LoadClient.connect(url: edge.signalingURL, token: token, logger: logger) }
+            let logger = Logger(label: "preflight.load", factory: { _ in SwiftLogNoOpLogHandler() })
+            let clients = try await withThrowingTaskGroup(of: LoadClient?.self) { group in
+                var clients: [LoadClient] = []
+                var started = 0
+                // Connect at most 50 at a time: a fair ramp, not a SYN flood of the loopback listener.
+                for index in 0..<sessions {
+                    if started - clients.count >= 50, let client = try await group.next() { client.map { clients.append($0) } }
+                    started += 1
+                    // One identity per session, as real users: the edge limits sessions per identity.
+                    let token = try await edge.token(application: .echo, identity: "load-\(index)")
+                    group.addTask { try? await LoadClient.connect(url: edge.signalingURL, token: token, logger: logger) }
+                }
+                for try await client in group { client.map { clients.append($0) } }
+                return clients
             }
-            for try await client in group { client.map { clients.append($0) } }
-            return clients
+            progress("load: \(clients.count) sessions connected; sending for \(duration)")
+            let cpuBefore = (edge: edge.cpuSeconds(), generator: Self.ownCPUSeconds())
+            let clock = ContinuousClock()
+            let start = clock.now
+            for client in clients { client.startCounting() }
+            // One pacing task sends every session's frame each 20 ms, the sessions spread over ten
+            // 2 ms slots as independent clients' packets would be (not all in one burst).
+            var slot = 0
+            let slots = 10
+            while clock.now - start < duration {
+                try await Task.sleep(until: start + .milliseconds(2) * slot, clock: clock)
+                let frame = slot / slots
+                for index in stride(from: slot % slots, to: clients.count, by: slots) { clients[index].sendFrame(frame) }
+                slot += 1
+            }
+            try await Task.sleep(for: .milliseconds(200))  // the last echoes in flight
+            let elapsed = (clock.now - start).inSeconds
+            let edgeCPU = edge.cpuSeconds().flatMap { after in cpuBefore.edge.map { after - $0 } }
+            let generatorCPU = Self.ownCPUSeconds() - cpuBefore.generator
+            var latencies: [Double] = []
+            var sent = 0
+            var echoed = 0
+            for client in clients {
+                let figures = client.figures()
+                sent += figures.sent
+                echoed += figures.echoed
+                latencies += figures.latencies
+            }
+            for client in clients { await client.close() }
+            return Result(
+                sessions: sessions, connected: clients.count, seconds: elapsed, packetsSent: sent, echoesReceived: echoed,
+                edgeCPUSeconds: edgeCPU, generatorCPUSeconds: generatorCPU, latencies: latencies)
         }
-        progress("load: \(clients.count) sessions connected; sending for \(duration)")
-        let cpuBefore = (edge: edge.cpuSeconds(), generator: Self.ownCPUSeconds())
-        let clock = ContinuousClock()
-        let start = clock.now
-        for client in clients { client.startCounting() }
-        // One pacing task sends every session's frame each 20 ms, the sessions spread over ten
-        // 2 ms slots as independent clients' packets would be (not all in one burst).
-        var slot = 0
-        let slots = 10
-        while clock.now - start < duration {
-            try await Task.sleep(until: start + .milliseconds(2) * slot, clock: clock)
-            let frame = slot / slots
-            for index in stride(from: slot % slots, to: clients.count, by: slots) { clients[index].sendFrame(frame) }
-            slot += 1
-        }
-        try await Task.sleep(for: .milliseconds(200))  // the last echoes in flight
-        let elapsed = (clock.now - start).inSeconds
-        let edgeCPU = edge.cpuSeconds().flatMap { after in cpuBefore.edge.map { after - $0 } }
-        let generatorCPU = Self.ownCPUSeconds() - cpuBefore.generator
-        var latencies: [Double] = []
-        var sent = 0
-        var echoed = 0
-        for client in clients {
-            let figures = client.figures()
-            sent += figures.sent
-            echoed += figures.echoed
-            latencies += figures.latencies
-        }
-        for client in clients { await client.close() }
-        return Result(
-            sessions: sessions, connected: clients.count, seconds: elapsed, packetsSent: sent, echoesReceived: echoed,
-            edgeCPUSeconds: edgeCPU, generatorCPUSeconds: generatorCPU, latencies: latencies)
     }
 }

@@ -102,6 +102,25 @@ public struct EdgeProcess: Sendable {
         process.waitUntilExit()
     }
 
+    /// Runs `body` with the edge running, then stops it gracefully on a thread of its own,
+    /// whether `body` returned or threw: the stop waits for the exit (about 2 s), which in a
+    /// `defer` would hold one of the cooperative pool's threads (two on a two-core machine).
+    public func stopping<Value>(after body: () async throws -> Value) async throws -> Value {
+        let value: Value
+        do {
+            value = try await body()
+        } catch {
+            await stopOffThePool()
+            throw error
+        }
+        await stopOffThePool()
+        return value
+    }
+
+    private func stopOffThePool() async {
+        await BlockingWork.run("preflight.edge-stop") { [self] in stop() }
+    }
+
     /// SIGTERM and wait: a graceful stop.
     public func stop() {
         guard process.isRunning else { return }
