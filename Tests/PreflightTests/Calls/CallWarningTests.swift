@@ -42,9 +42,9 @@ import Testing
             let alice = try await harness.connect(to: "client:bob", answerOnBridge: true)
             _ = try #require(await next(invites)?.invite)
             #expect(await alice.wait(for: .ringing))
+            // Applied at once to the call's state machine, which ignores both while ringing.
             alice.setMuted(true)
             alice.setOnHold(true)
-            try await Task.sleep(for: .milliseconds(200))
             #expect(!alice.isMuted)
             #expect(!alice.isOnHold)
             alice.disconnect()
