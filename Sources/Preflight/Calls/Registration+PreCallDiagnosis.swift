@@ -48,9 +48,9 @@ extension Registration {
             throw error
         }
         // `started` goes out before the call can end, so no subscriber sees an outcome first.
-        let run = RunHandle<PreCallDiagnosisState, PreCallDiagnosis, Void>(())
+        // Its states go out as the registration's events; the handle keeps the outcome.
+        let run = RunHandle<Never, PreCallDiagnosis, Void>(())
         storage.withLock { $0.diagnosisRun = run }
-        run.emit(.started)
         publish(.preCallDiagnosisStateUpdated(.started))
         var params = ["To": number]
         if let callerName { params["CallerName"] = callerName }
@@ -66,7 +66,7 @@ extension Registration {
             case .failed(let error): .failure(error ?? PreflightError(code: .generalCallError, message: "pre-call diagnosis: failed"))
             case .started: .failure(PreflightError(code: .generalCallError, message: "pre-call diagnosis: ended without an outcome"))
             }
-            run.finish(result) { _ in outcome }
+            run.finish(result) { _ in nil }
             publish(.preCallDiagnosisStateUpdated(outcome))
         }
         storage.withLock { state in

@@ -30,8 +30,8 @@ public final class Registration: Sendable {
         /// Whether a pre-call diagnosis runs, and its task (cancelled by ``unregister()``).
         var diagnosing = false
         var diagnosis: Task<Void, Never>?
-        /// The running or last pre-call diagnosis: its states and outcome.
-        var diagnosisRun: RunHandle<PreCallDiagnosisState, PreCallDiagnosis, Void>?
+        /// The running or last pre-call diagnosis's outcome (its states are the registration's events).
+        var diagnosisRun: RunHandle<Never, PreCallDiagnosis, Void>?
     }
 
     private init(

@@ -26,8 +26,9 @@ public final class Diagnostics: Sendable {
         var running: Task<ConnectivityCheckResult, Never>?
         /// Never ended: each check's states go to the same subscribers.
         var subscribers = EventSubscribers<ConnectivityCheckState>()
-        /// The running or last check: its states and outcome (the result it ended with).
-        var check: RunHandle<ConnectivityCheckState, ConnectivityCheckResult, ConnectivityCheckResult?>?
+        /// The running or last check's outcome and the result it ended with (its states go to
+        /// the subscribers above).
+        var check: RunHandle<Never, ConnectivityCheckResult, ConnectivityCheckResult?>?
     }
 
     /// Creates diagnostics; nothing happens until a check starts.
@@ -105,7 +106,7 @@ public final class Diagnostics: Sendable {
                 throw PreflightError(code: .connectivityCheckInProgress, message: "connectivity check: one is already running; stop it first")
             }
             let key = adapter == nil ? nil : state.subscribers.add(continuation)
-            let check = RunHandle<ConnectivityCheckState, ConnectivityCheckResult, ConnectivityCheckResult?>(nil)
+            let check = RunHandle<Never, ConnectivityCheckResult, ConnectivityCheckResult?>(nil)
             let task = Task { [self] in
                 let result = await ConnectivityCheckRun.run(self, region: region)
                 check.finish(Self.outcome(of: result)) { last in
@@ -135,10 +136,7 @@ public final class Diagnostics: Sendable {
     }
 
     func emit(_ checkState: ConnectivityCheckState) {
-        state.withLock { state in
-            state.subscribers.yield(checkState)
-            state.check?.emit(checkState)
-        }
+        state.withLock { $0.subscribers.yield(checkState) }
     }
 
     /// A check's outcome: its result once it completed, else its first error.
