@@ -56,8 +56,8 @@ import Testing
             let stranger = try await AccessTokenIssuer(
                 apiKeySID: LocalEdge.apiKeySID, apiKeySecret: LocalEdge.randomSecret(), accountSID: LocalEdge.accountSID)
             let wronglySigned = try await stranger.mint(identity: "mallory", outgoingApplicationSID: LocalEdge.applicationSID(.echo))
-            let expired = try await edge.token(lifetime: .seconds(1))
-            try await Task.sleep(for: .seconds(7))  // past the 5 s clock skew
+            // Issued an hour ago for a minute: expired well past the edge's 5 s allowance for skew.
+            let expired = try await edge.token(lifetime: .seconds(60), issuedAt: Date(timeIntervalSinceNow: -3600))
             for (token, code) in [
                 ("not-a-jwt", PreflightError.Code.invalidAccessToken), (wronglySigned, .invalidAccessTokenSignature),
                 (expired, .accessTokenExpired),

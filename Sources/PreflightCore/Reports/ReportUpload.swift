@@ -46,7 +46,8 @@ public struct ReportUpload: Sendable, Hashable {
             guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
                 throw PreflightError(code: .reportRejected, message: "report: the body is not a JSON object")
             }
-            canonical = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            canonical = try JSONSerialization.data(
+                withJSONObject: Self.withoutNegativeZero(object), options: [.sortedKeys, .withoutEscapingSlashes])
         } catch {
             throw PreflightError(code: .reportRejected, message: "report: the body is not a JSON object")
         }
@@ -72,6 +73,18 @@ public struct ReportUpload: Sendable, Hashable {
         self.kind = kind
         self.summary = summary
         self.body = String(decoding: canonical, as: UTF8.self)
+    }
+
+    /// `value` with every `-0.0` written as `0`: Foundation writes negative zero as `-0`, which
+    /// reads back as the integer 0, so a body holding it would not be canonical (its second
+    /// reading would differ from its first). Both are zero to every reader of the report.
+    static func withoutNegativeZero(_ value: Any) -> Any {
+        switch value {
+        case let object as [String: Any]: object.mapValues(withoutNegativeZero)
+        case let array as [Any]: array.map(withoutNegativeZero)
+        case let number as Double where number == 0 && number.sign == .minus: 0
+        default: value
+        }
     }
 
     /// What in `bytes` Foundation's parser would take but RFC 8259 does not, `nil` for nothing:

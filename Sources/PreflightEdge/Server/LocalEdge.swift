@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PreflightCore
 
@@ -64,11 +65,13 @@ public struct LocalEdge: Sendable {
     /// - Parameters:
     ///   - identity: the caller's identity; `"preflight-user"` by default.
     ///   - lifetime: 1 hour by default.
+    ///   - issuedAt: now by default; a time in the past mints a token that has already expired.
     public func token(
-        application: TestApplication = .echo, identity: String = "preflight-user", lifetime: Duration = .seconds(3600)
+        application: TestApplication = .echo, identity: String = "preflight-user", lifetime: Duration = .seconds(3600),
+        issuedAt: Date = Date()
     ) async throws(PreflightError) -> String {
         try await issuer.mint(
-            identity: identity, outgoingApplicationSID: Self.applicationSID(application), lifetime: lifetime)
+            identity: identity, outgoingApplicationSID: Self.applicationSID(application), lifetime: lifetime, now: issuedAt)
     }
 
     /// Mints a token for calls between clients (see ``callToken(issuer:identity:answerOnBridge:incomingAllow:lifetime:)``).

@@ -75,6 +75,17 @@ import Testing
         #expect(decoded?["title"] as? String == "\u{1B}]0;pwned\u{07}")
     }
 
+    /// Foundation writes `-0.0` as `-0`, which reads back as the integer 0: the stored body writes
+    /// it `0` so that reading it again gives it back (found by FuzzReportUpload).
+    @Test func negativeZeroIsStoredAsZero() throws {
+        let body = #"{"mos":4.2,"jitter":{"min":0,"max":-0.0},"rtt":[-0.0,{"avg":-0}],"x":-0.5}"#
+        let upload = try Self.upload(body, kind: .preCallDiagnosis)
+        #expect(upload.body == #"{"jitter":{"max":0,"min":0},"mos":4.2,"rtt":[0,{"avg":0}],"x":-0.5}"#)
+        let again = try ReportUpload(kind: .preCallDiagnosis, body: Array(upload.body.utf8))
+        #expect(again.body == upload.body)
+        #expect(again.summary == upload.summary)
+    }
+
     @Test(arguments: [
         (#"{"networkStats":{"mos":{"average":1.7e308}}}"#, "mos"),
         (#"{"networkStats":{"mos":{"average":-1}}}"#, "mos"),
