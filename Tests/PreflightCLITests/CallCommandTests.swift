@@ -4,11 +4,12 @@ import Foundation
 import PreflightCore
 import PreflightEdge
 import Synchronization
+import PreflightTesting
 import Testing
 
 /// `preflight call`, `listen` and `load --calls` end to end, on a local edge (in this process) or
 /// an edge process, loopback only.
-@Suite(.serialized) struct CallCommandTests {
+@Suite(.realTime, .serialized) struct CallCommandTests {
     static let connectedStates = ["connecting", "ringing", "connected", "disconnected"]
     /// The connected row of the TVOCall tables, for caller and callee alike.
     static let connectedCallbacks = ["callDidStartRinging", "callDidConnect", "call:didDisconnectWithError:"]

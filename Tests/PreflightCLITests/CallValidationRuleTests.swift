@@ -21,7 +21,7 @@ import Testing
             ["call", "--to", "client:bob", "--answer-on-bridge"] + edge,
             "--answer-on-bridge chooses the local edge's dial application; with --edge-url the token's grant chooses it"
         ),
-        (["call", "--to", "client:bob", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// --edge-url; the local edge is ws:// on loopback"),
+        (["call", "--to", "client:bob", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// or https:// --edge-url; the local edge is ws:// on loopback"),
         (
             ["call", "--to", "client:bob", "--turn-username", "lab", "--turn-credential", "pass"],
             "TURN credentials (--turn-username, --turn-secret-file) need a turn: or turns: --ice-server"
@@ -67,7 +67,7 @@ import Testing
     @Test func defaultsParse() throws {
         let call = try #require(try PreflightCommand.parseAsRoot(["call", "--to", "client:bob"]) as? CallCommand)
         #expect(call.duration == 10)
-        #expect(call.edgeURL == nil)
+        #expect(call.connection.edgeURL == nil)
         #expect(!call.json)
         let listen = try #require(try PreflightCommand.parseAsRoot(["listen"] + Self.edge) as? ListenCommand)
         #expect(listen.answer == .auto)

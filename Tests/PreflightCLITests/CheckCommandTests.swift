@@ -8,10 +8,10 @@ import Testing
 
 /// `preflight check`: its argument rules, a run on the local edge whose JSON an independent
 /// check (Python) reads as 100ms's, and a failure's exit.
-@Suite(.serialized) struct CheckCommandTests {
+@Suite(.realTime, .serialized) struct CheckCommandTests {
     @Test(arguments: [
-        (["check", "--token", "a.b.c"], "--edge and --token go together"),
-        (["check", "--signaling-timeout", "0"], "--signaling-timeout must be 1 to 120 seconds"),
+        (["check", "--token", "a.b.c"], "--edge-url and --token go together"),
+        (["check", "--signaling-timeout", "0"], "--signaling-timeout must be 1 to 120 seconds, got 0"),
         (["check", "--ice-timeout", "nan"], "--ice-timeout must be 0.1 to 60 seconds"),
         (["check", "--video-bitrate", "500000"], "--video-bitrate is in kbps (100-1000)"),
     ] as [([String], String)])
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func anEdgeThatDoesNotAnswerIs70601() async throws {
-        let (result, output, _) = try await Self.run(["--edge", "http://127.0.0.1:9", "--token", "a.b.c"])
+        let (result, output, _) = try await Self.run(["--edge-url", "http://127.0.0.1:9", "--token", "a.b.c"])
         #expect(result.state == .starting)
         #expect(result.errors.map(\.code) == [70601])
         #expect(output.contains("error 70601: init: cannot reach 127.0.0.1:9"), "\(output)")

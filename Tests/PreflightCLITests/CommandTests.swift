@@ -4,9 +4,10 @@ import PreflightCore
 import PreflightEdge
 import Foundation
 import Synchronization
+import PreflightTesting
 import Testing
 
-@Suite struct CommandTests {
+@Suite(.realTime) struct CommandTests {
     @Test func versionMatchesCore() {
         #expect(PreflightCommand.configuration.version == PreflightVersion.current)
     }
@@ -105,7 +106,7 @@ import Testing
     @Test func recordPlaybackAgainstTheLocalEdgeIsChosenByApplication() throws {
         let command = try #require(try PreflightCommand.parseAsRoot(["--application", "record-playback"]) as? RunCommand)
         #expect(command.application == .recordPlayback)
-        #expect(command.edgeURL == nil)
+        #expect(command.connection.edgeURL == nil)
     }
 }
 

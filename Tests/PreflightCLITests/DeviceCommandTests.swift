@@ -9,7 +9,7 @@ import Testing
 
 /// The device commands' tests, one at a time (they start audio servers and an edge; see
 /// DeviceTests in PreflightDevicesTests).
-@Suite(.serialized) struct DeviceCommandSuites {}
+@Suite(.realTime, .serialized) struct DeviceCommandSuites {}
 
 extension DeviceCommandSuites {
     /// `preflight devices`, `mic-check` and `speaker-check` against a headless PulseAudio server.

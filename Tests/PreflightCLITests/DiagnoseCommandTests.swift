@@ -3,15 +3,16 @@ import Foundation
 @testable import PreflightCLI
 import PreflightCore
 import Synchronization
+import PreflightTesting
 import Testing
 
 /// `preflight diagnose`: its argument rules, a run on the local edge with its JSON, and the
 /// failures' codes.
-@Suite(.serialized) struct DiagnoseCommandTests {
+@Suite(.realTime, .serialized) struct DiagnoseCommandTests {
     @Test(arguments: [
         (["diagnose", "--token", "a.b.c"], "--edge-url and --token go together"),
         (["diagnose", "--signaling-timeout", "0"], "--signaling-timeout must be 1 to 120 seconds, got 0"),
-        (["diagnose", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// --edge-url"),
+        (["diagnose", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// or https:// --edge-url; the local edge is ws:// on loopback"),
     ] as [([String], String)])
     func refuses(arguments: [String], rule: String) {
         #expect(ValidationRuleTests.rejection(arguments) == rule)

@@ -3,11 +3,12 @@ import Foundation
 @testable import PreflightCLI
 import PreflightCore
 import Synchronization
+import PreflightTesting
 import Testing
 
 /// `preflight probe`: its argument rules, a coded error for bitrates out of range, and a run on a
 /// local edge with its JSON.
-@Suite(.serialized) struct ProbeCommandTests {
+@Suite(.realTime, .serialized) struct ProbeCommandTests {
     @Test(arguments: [
         (["probe", "--uplink", "--downlink"], "--uplink and --downlink each probe one direction; give neither for both"),
         (["probe", "--token", "a.b.c"], "--edge-url and --token go together"),
@@ -15,7 +16,7 @@ import Testing
         (["probe", "--signaling-timeout", "0"], "--signaling-timeout must be 1 to 120 seconds, got 0"),
         (["probe", "--measurement-fault", "reorder-as-lost"], "--measurement-fault reorder-as-lost is for preflight run"),
         (["run", "--measurement-fault", "whole-train"], "--measurement-fault whole-train is for preflight probe"),
-        (["probe", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// --edge-url"),
+        (["probe", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// or https:// --edge-url; the local edge is ws:// on loopback"),
     ] as [([String], String)])
     func refuses(arguments: [String], rule: String) {
         #expect(ValidationRuleTests.rejection(arguments) == rule)

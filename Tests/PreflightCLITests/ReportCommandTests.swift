@@ -5,11 +5,12 @@ import PreflightCore
 import PreflightEdge
 import PreflightNIO
 import Synchronization
+import PreflightTesting
 import Testing
 
 /// `preflight report list|show|html|aggregates` against a local edge's API, `run --html`,
 /// `run --roaming` and `serve --database` rules.
-@Suite(.serialized) struct ReportCommandTests {
+@Suite(.realTime, .serialized) struct ReportCommandTests {
     /// What `preflight <arguments>` prints, with the local edge's key in the environment.
     static func run(_ arguments: [String], edge: LocalEdge) async throws -> String {
         let environment = [
@@ -37,19 +38,19 @@ import Testing
             let page = try String(contentsOfFile: html, encoding: .utf8)
             #expect(page.contains("<svg class=\"chart\"") && page.contains("id=\"verdict\""))
             let base = edge.signalingURL
-            let list = try await Self.run(["report", "list", "--edge", base, "--identity", "cli-user"], edge: edge)
+            let list = try await Self.run(["report", "list", "--edge-url", base, "--identity", "cli-user"], edge: edge)
             let sid = try #require(list.split(separator: "\n").dropFirst().first?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(1).first)
             #expect(sid.hasPrefix("CA"), "\(list)")
             #expect(list.contains("preflightTest") && list.contains("1 report(s)"))
-            let json = try await Self.run(["report", "list", "--edge", base, "--json", "--kind", "lastmileProbe"], edge: edge)
+            let json = try await Self.run(["report", "list", "--edge-url", base, "--json", "--kind", "lastmileProbe"], edge: edge)
             #expect(json.trimmingCharacters(in: .whitespacesAndNewlines) == #"{"reports":[]}"#)
-            let shown = try await Self.run(["report", "show", String(sid), "--edge", base], edge: edge)
+            let shown = try await Self.run(["report", "show", String(sid), "--edge-url", base], edge: edge)
             #expect(shown.contains(#""report":{"#) && shown.contains(String(sid)))
             let saved = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-stored-\(UUID().uuidString).html").path
             defer { try? FileManager.default.removeItem(atPath: saved) }
-            _ = try await Self.run(["report", "html", String(sid), "--edge", base, "--output", saved], edge: edge)
+            _ = try await Self.run(["report", "html", String(sid), "--edge-url", base, "--output", saved], edge: edge)
             #expect(try String(contentsOfFile: saved, encoding: .utf8).contains(String(sid)))
-            let aggregates = try await Self.run(["report", "aggregates", "--edge", base, "--from", "2000-01-01T00:00:00Z"], edge: edge)
+            let aggregates = try await Self.run(["report", "aggregates", "--edge-url", base, "--from", "2000-01-01T00:00:00Z"], edge: edge)
             #expect(aggregates.contains(#""count":1"#), "\(aggregates)")
         }
     }
@@ -66,7 +67,7 @@ import Testing
             #expect(reply.status == 201)
             struct Receipt: Decodable { var sid: String }
             let sid = try JSONDecoder().decode(Receipt.self, from: Data(reply.body)).sid
-            let shown = try await Self.run(["report", "show", sid, "--edge", edge.signalingURL], edge: edge)
+            let shown = try await Self.run(["report", "show", sid, "--edge-url", edge.signalingURL], edge: edge)
             #expect(!shown.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
             #expect(shown.contains("pwned"))
         }
@@ -75,15 +76,15 @@ import Testing
     @Test func aMissingReportAndAWrongKeyFailWithTheirCodes() async throws {
         try await LocalEdge.withRunning { edge in
             await #expect(throws: CommandFailure.self) {
-                _ = try await Self.run(["report", "show", "CAmissing", "--edge", edge.signalingURL], edge: edge)
+                _ = try await Self.run(["report", "show", "CAmissing", "--edge-url", edge.signalingURL], edge: edge)
             }
             do {
-                _ = try await Self.run(["report", "show", "CAmissing", "--edge", edge.signalingURL], edge: edge)
+                _ = try await Self.run(["report", "show", "CAmissing", "--edge-url", edge.signalingURL], edge: edge)
             } catch let failure as CommandFailure {
                 #expect(failure.error.code == .reportNotFound)
             }
             do {
-                _ = try await Self.run(["report", "list", "--edge", edge.signalingURL, "--api-key", "SKwrong"], edge: edge)
+                _ = try await Self.run(["report", "list", "--edge-url", edge.signalingURL, "--api-key", "SKwrong"], edge: edge)
                 Issue.record("a wrong key listed reports")
             } catch let failure as CommandFailure {
                 #expect(failure.error.code == .invalidAccessToken)

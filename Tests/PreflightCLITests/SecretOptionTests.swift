@@ -165,6 +165,6 @@ import Testing
         let run = try #require(
             try PreflightCommand.parseAsRoot(["run", "--edge-url", "wss://edge.example:8443/signaling", "--token", "a.b.c", "--edge-ca-file", "/ca.pem"])
                 as? RunCommand)
-        #expect(run.edgeCAFile == "/ca.pem")
+        #expect(run.connection.edgeCAFile == "/ca.pem")
     }
 }

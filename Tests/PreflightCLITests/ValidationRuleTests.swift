@@ -31,7 +31,7 @@ import Testing
             ["run", "--edge-url", "ws://127.0.0.1:9/signaling", "--token", "a.b.c", "--application", "echo"],
             "--application chooses the local edge's application; with --edge-url the token's grant chooses it"
         ),
-        (["run", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// --edge-url; the local edge is ws:// on loopback"),
+        (["run", "--edge-ca-file", "/ca.pem"], "--edge-ca-file is for a wss:// or https:// --edge-url; the local edge is ws:// on loopback"),
         (
             ["run", "--edge", "ws://127.0.0.1:9/signaling", "--edge-url", "ws://127.0.0.1:9/signaling", "--token", "a.b.c"],
             "--edge is the old spelling of --edge-url: give --edge-url only"
@@ -128,7 +128,7 @@ import Testing
         #expect(run.application == .recordPlayback)
         let deployed = try #require(
             try PreflightCommand.parseAsRoot(["run", "--edge", "ws://127.0.0.1:9/signaling", "--token", "a.b.c"]) as? RunCommand)
-        #expect(deployed.edgeURL == "ws://127.0.0.1:9/signaling")
+        #expect(deployed.connection.edgeURL == "ws://127.0.0.1:9/signaling")
         let serve = try #require(try PreflightCommand.parseAsRoot(["serve", "--app", "AP1=echo"]) as? ServeCommand)
         #expect(serve.applications == ["AP1=echo"])
     }

@@ -3,11 +3,12 @@ import Preflight
 import PreflightCore
 import PreflightDevices
 import PreflightEdge
+import PreflightTesting
 import Testing
 
 /// A frame source as a connectivity check's camera: its pictures are what the video test stream
 /// carries.
-@Suite(.serialized) struct CameraVideoSourceTests {
+@Suite(.realTime, .serialized) struct CameraVideoSourceTests {
     @Test func aWorkingSourcePassesAndItsFramesArePublished() async throws {
         try await LocalEdge.withRunning { edge in
             let source = CameraVideoSource(name: "synthetic camera (test)", isCamera: true) { () throws(PreflightError) -> any FrameSource in

@@ -8,7 +8,7 @@ import Testing
 
 /// Real audio in a preflight test and a call (`fakeMicInput` false): a WAV file's audio goes out,
 /// its levels and warnings come from its frames, and what comes back reaches the sink.
-@Suite struct AudioInputTests {
+@Suite(.realTime) struct AudioInputTests {
     /// Keeps what it is given.
     final class RecordingSink: AudioFrameSink {
         let samples = Mutex<[Int16]>([])

@@ -9,7 +9,7 @@ import PreflightTesting
 import Testing
 
 /// The edge's HTTP limits and its two status endpoints, against a real edge on loopback.
-@Suite(.serialized) struct EdgeHTTPLimitsTests {
+@Suite(.realTime, .serialized) struct EdgeHTTPLimitsTests {
     static func basic(_ sid: String, _ secret: String) -> String {
         "Authorization: Basic " + Data("\(sid):\(secret)".utf8).base64EncodedString()
     }

@@ -12,7 +12,7 @@ import Testing
 import WSClient
 
 /// The edge's signaling protocol and its defences, through real WebSocket and UDP sockets.
-@Suite(.serialized) struct EdgeRobustnessTests {
+@Suite(.loadsTheMachine, .serialized) struct EdgeRobustnessTests {
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Sends raw text frames on a fresh connection and returns the edge's replies until it closes.

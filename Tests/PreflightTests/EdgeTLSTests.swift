@@ -9,7 +9,7 @@ import PreflightTesting
 import Testing
 
 /// The edge serving wss with a certificate made by openssl for the test, and the SDK verifying it.
-@Suite(
+@Suite(.realTime, 
     .serialized,
     // Needs openssl for the certificate: skipped without it outside CI, fails under CI=true.
     .enabled(if: ExternalTool.canRun(needing: "openssl"), "needs openssl on PATH (apt-get install openssl)"))

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// Full test calls from the SDK to an in-process edge over loopback (ports bound to 0).
-@Suite(.serialized) struct EndToEndTests {
+@Suite(.realTime, .serialized) struct EndToEndTests {
     @Test func echoTestCompletesWithAConsistentReport() async throws {
         try await LocalEdge.withRunning { edge in
             let token = try await edge.token(application: .echo)

@@ -8,7 +8,7 @@ import PreflightTesting
 import Testing
 
 /// Tests that fail on purpose: each ends in `failed` with its code, quickly, with a partial report.
-@Suite(.serialized) struct FailureTests {
+@Suite(.realTime, .serialized) struct FailureTests {
     /// Runs `test` to its end and returns the failure and partial report (records an issue if it completed).
     static func failure(of test: PreflightTest) async -> (PreflightError, PreflightReport)? {
         for await event in test.events() {

@@ -10,7 +10,7 @@ import Testing
 
 /// The userspace impairment relay: its log is the truth of what it did, and a preflight test
 /// through it measures that truth.
-@Suite(.serialized) struct ImpairmentRelayTests {
+@Suite(.realTime, .serialized) struct ImpairmentRelayTests {
     /// Sends `count` numbered datagrams through the relay to an echoing socket and collects what
     /// comes back, in arrival order, once all of it is back: every datagram the relay forwarded
     /// reached the server and every copy of an echo it released reached the client.

@@ -10,7 +10,7 @@ import Testing
 
 /// Local failures have codes of their own (docs/errors.md, 702xx), apart from 70005
 /// `invalidArgument`: a socket that does not bind, a process that does not launch.
-@Suite struct LocalFailureTests {
+@Suite(.realTime) struct LocalFailureTests {
     @Test func mediaSocketOnAPortInUseIs70201() async throws {
         let first = try await MediaSocket.bind(host: "127.0.0.1")
         let port = try #require(first.localAddress?.port)

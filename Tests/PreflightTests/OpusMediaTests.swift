@@ -11,7 +11,7 @@ import Testing
 /// Opus in tests and calls: the codec negotiated in the signaling (`[opus, PCMU]`), the edge
 /// echoing, recording and bridging it untouched, the SDK encoding a 48 kHz stream and decoding
 /// what comes back, levels and sinks fed from decoded audio, digits on the 48 kHz clock.
-@Suite(.serialized, .enabled(if: ExternalTool.isCI || OpusCodec.isAvailable, "needs a build with libopus-dev (apt-get install libopus-dev)"))
+@Suite(.realTime, .serialized, .enabled(if: ExternalTool.isCI || OpusCodec.isAvailable, "needs a build with libopus-dev (apt-get install libopus-dev)"))
 struct OpusMediaTests {
     typealias RecordingSink = AudioInputTests.RecordingSink
 

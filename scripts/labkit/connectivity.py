@@ -35,7 +35,7 @@ def main(duration: int = 20, out: Path | None = None) -> int:
             token = mint(binary, secret, "lab", APP)
             report, test_truth = preflight_test(lab, binary, url, token, duration, out, "check-test")
             lab.start_captures("check")
-            run = lab.run_on("client", [str(binary), "check", "--edge", url, "--token", token, "--duration", str(duration),
+            run = lab.run_on("client", [str(binary), "check", "--edge-url", url, "--token", token, "--duration", str(duration),
                                         "--json"], timeout=duration + 60)
             time.sleep(0.5)
             # The audio published (client → edge) and received back (edge → client): the check's ground truth.

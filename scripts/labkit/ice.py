@@ -121,7 +121,7 @@ class ICELab:
 
     def run_check(self, name: str, duration: int = 5):
         """`preflight check` (100ms's connectivity check) from the client: its exit, its JSON result."""
-        argv = [str(self.binary), "check", "--edge", self.url, "--token", self.token, "--duration", str(duration), "--json",
+        argv = [str(self.binary), "check", "--edge-url", self.url, "--token", self.token, "--duration", str(duration), "--json",
                 "--ice-timeout", "4"]
         p = self.lab.run_on("client", argv, timeout=duration + 60)
         (self.out / f"{name}-check.json").write_text(p.stdout)

@@ -18,7 +18,8 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
             Without --edge-url, an edge starts in this process on ephemeral loopback ports; the identity \
             of --to client:<identity> registers on it and answers, and the call is placed from \
             client:preflight-caller (any other --to, e.g. echo, is just called). With --edge-url and \
-            --token, the call is placed on a deployed edge. Each callback and a line per second (RTT, \
+            --token, the call is placed on a deployed edge; the token's outgoing application must be \
+            the edge's dial application. Each callback and a line per second (RTT, \
             jitter, loss, MOS, packets sent/received, warnings) are printed while it runs; the call \
             hangs up --duration seconds after it connected, and each party's outcome follows (with \
             --json, one JSON object {"caller": …, "callee": …}). Exits 1 with "error <code>: <message>" \
@@ -30,15 +31,9 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
     @Option(help: "Whom to call: client:<identity>, or a number or test application the edge routes (e.g. echo).")
     public var to: String
 
-    /// The edge's signaling URL.
-    @Option(
-        name: .customLong("edge-url"),
-        help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback), with --token. Default: a local edge.")
-    public var edgeURL: String?
-
-    /// The access token for ``edgeURL``.
-    @Option(help: "The access token for --edge-url; its outgoing application must be the edge's dial application (see `preflight token`).")
-    public var token: String?
+    /// The edge, its token, its CA file and the signaling timeout.
+    @OptionGroup(title: "Edge")
+    public var connection: EdgeConnectionOptions
 
     /// DTMF digits to send once connected.
     @Option(help: "Digits to send once connected, as RFC 4733 telephone events: 0-9, *, #, and w for a 500 ms pause (at most 256).")
@@ -57,22 +52,12 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
     @Option(help: "The audio codecs to offer by preference, comma-separated: PCMU (default), opus, or opus,PCMU. Both parties carry the caller's choice.")
     public var codec: String = "PCMU"
 
-    /// Seconds allowed for signaling.
-    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and for each signaling request (1-120).")
-    public var signalingTimeout: Int = 10
-
     /// Extra STUN/TURN servers and their TURN credentials.
     @OptionGroup(title: "ICE servers")
     public var iceServerOptions: ICEServerOptions
     /// Which candidates ICE may use.
     @Option(name: .customLong("ice-transport-policy"), help: "all, or relay to force media through TURN.")
     public var iceTransportPolicy: ICETransportPolicy = .all
-
-    /// Extra trusted certificates for a wss:// edge.
-    @Option(
-        name: .customLong("edge-ca-file"),
-        help: "A PEM file of CA certificates to trust for a wss:// --edge-url besides the system's.")
-    public var edgeCAFile: String?
 
     /// Print the outcomes as JSON.
     @Flag(help: "Print the outcome as one JSON object on standard output (the live lines go to standard error).")
@@ -97,15 +82,9 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
                 throw ValidationError("--digits must be 1 to 256 of 0-9, *, # and w, got \"\(digits)\"")
             }
         }
-        guard (1...120).contains(signalingTimeout) else {
-            throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
-        }
-        if (edgeURL == nil) != (token == nil) { throw ValidationError("--edge-url and --token go together") }
-        if edgeURL != nil, answerOnBridge {
+        try connection.requireTogether()
+        if connection.edgeURL != nil, answerOnBridge {
             throw ValidationError("--answer-on-bridge chooses the local edge's dial application; with --edge-url the token's grant chooses it")
-        }
-        if edgeURL == nil, edgeCAFile != nil {
-            throw ValidationError("--edge-ca-file is for a wss:// --edge-url; the local edge is ws:// on loopback")
         }
         try iceServerOptions.checkCredentialsHaveATURNServer()
     }
@@ -168,9 +147,9 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
             return Self.failedBeforeCalling((error as? CommandFailure)?.error
                 ?? PreflightError(code: .invalidArgument, message: "\(error)", underlying: error))
         }
-        if let edgeURL, let token {
-            live("call: calling \(to) on \(edgeURL)")
-            return CallOutcomes(caller: await place(edgeURL: edgeURL, token: token, callOptions: callOptions, hangUp: hangUp, live: live), callee: nil)
+        if let remote = connection.remote {
+            live("call: calling \(to) on \(remote.edgeURL)")
+            return CallOutcomes(caller: await place(edgeURL: remote.edgeURL, token: remote.token, callOptions: callOptions, hangUp: hangUp, live: live), callee: nil)
         }
         var configuration = LocalEdge.configuration()
         // A call to a test application (`--to echo`) is a test call: let it last the whole duration.
@@ -197,7 +176,7 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         let registration = try await Self.register(
             RegistrationOptions(
                 accessToken: try await local.callToken(identity: calleeIdentity), edgeURL: local.signalingURL,
-                signalingTimeout: .seconds(min(signalingTimeout, 3))),
+                signalingTimeout: .seconds(min(connection.signalingTimeout, 3))),
             attempts: 3)
         live("call: local edge at \(local.signalingURL); client:\(calleeIdentity) registered (answers automatically); calling it from client:\(Self.localCallerIdentity)")
         let invites = registration.events()
@@ -260,8 +239,8 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         let recorder = CallOutcomeRecorder(party: "caller", live: live)
         let call = Voice.connect(
             options: ConnectOptions(
-                accessToken: token, edgeURL: edgeURL, params: ["To": to], edgeTrustedCertificatesFile: edgeCAFile,
-                signalingTimeout: .seconds(signalingTimeout), callOptions: callOptions),
+                accessToken: token, edgeURL: edgeURL, params: ["To": to], edgeTrustedCertificatesFile: connection.edgeCAFile,
+                signalingTimeout: connection.timeout, callOptions: callOptions),
             delegate: recorder)
         recorder.follow(call)
         // Cancelling this command (a parent task's cancellation) hangs up.

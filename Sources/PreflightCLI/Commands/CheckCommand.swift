@@ -17,22 +17,17 @@ public struct CheckCommand: AsyncParsableCommand, Sendable {
             signaling, opens a publish and a subscribe connection (each with its own ICE), \
             publishes audio (the test tone) and a video test stream (the first camera, or the one \
             --camera names; a synthetic pattern when there is none) and receives them back on the subscribe connection for \
-            --duration seconds. Prints a line per state reached, then the result. Without --edge \
-            an edge starts in this process on loopback. Exits 1 with "error <code>: <message>" \
+            --duration seconds. Prints a line per state reached, then the result. --edge-url is the \
+            edge's http[s]://host:port (its init endpoint) or its signaling URL ws[s]://host:port/signaling; \
+            any valid token will do. Without --edge-url an edge starts in this process on loopback. Exits 1 with "error <code>: <message>" \
             (the first error) when the check did not complete or met an error (a camera that \
             failed: the check goes on with the pattern) (docs/errors.md).
             """
     )
 
-    /// The edge.
-    @Option(help: "The edge: http[s]://host:port, or its signaling URL ws[s]://host:port/signaling, with --token. Default: a local edge.")
-    public var edge: String?
-    /// The access token.
-    @Option(help: "An access token for --edge (any valid token; see `preflight token`).")
-    public var token: String?
-    /// Extra trusted certificates.
-    @Option(name: .customLong("edge-ca-file"), help: "A PEM file of CA certificates to trust for an https:// or wss:// --edge.")
-    public var edgeCAFile: String?
+    /// The edge, its token, its CA file and the signaling timeout.
+    @OptionGroup(title: "Edge")
+    public var connection: EdgeConnectionOptions
     /// A region hint.
     @Option(help: "A region hint for the init endpoint (100ms's region).")
     public var region: String?
@@ -48,9 +43,6 @@ public struct CheckCommand: AsyncParsableCommand, Sendable {
     /// The camera.
     @Option(help: "The video to publish: auto (the first V4L2 camera, else a synthetic pattern), synthetic, or a camera's node (/dev/video0).")
     public var camera: String = "auto"
-    /// Seconds allowed for signaling.
-    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed for the init request, the signaling and the answer (1-120).")
-    public var signalingTimeout: Int = 10
     /// Seconds allowed for ICE.
     @Option(name: .customLong("ice-timeout"), help: "Seconds allowed for ICE on each connection (default 5).")
     public var iceTimeout: Double = 5
@@ -69,8 +61,7 @@ public struct CheckCommand: AsyncParsableCommand, Sendable {
 
     /// Checks the arguments' combinations (ranges are the SDK's to refuse, with their codes).
     public mutating func validate() throws {
-        if (edge == nil) != (token == nil) { throw ValidationError("--edge and --token go together") }
-        guard (1...120).contains(signalingTimeout) else { throw ValidationError("--signaling-timeout must be 1 to 120 seconds") }
+        try connection.requireTogether()
         guard iceTimeout.isFinite, (0.1...60).contains(iceTimeout) else { throw ValidationError("--ice-timeout must be 0.1 to 60 seconds") }
         guard (1...10_000).contains(videoBitrate) else { throw ValidationError("--video-bitrate is in kbps (100-1000)") }
     }
@@ -89,8 +80,8 @@ public struct CheckCommand: AsyncParsableCommand, Sendable {
     ) async -> ConnectivityCheckResult {
         let live: @Sendable (String) -> Void = json ? progress : output
         let result: ConnectivityCheckResult
-        if let edge, let token {
-            result = await check(edge: edge, token: token, live: live)
+        if let remote = connection.remote {
+            result = await check(edge: remote.edgeURL, token: remote.token, live: live)
         } else {
             do {
                 result = try await LocalEdge.withRunning { local in
@@ -109,8 +100,8 @@ public struct CheckCommand: AsyncParsableCommand, Sendable {
     private func check(edge: String, token: String, live: @escaping @Sendable (String) -> Void) async -> ConnectivityCheckResult {
         var options = ConnectivityCheckOptions(
             accessToken: token, edge: edge, duration: .seconds(duration), preferredAudioCodecs: CodecList.parse(codec),
-            videoBitrate: videoBitrate * 1000, signalingTimeout: .seconds(signalingTimeout),
-            iceTimeout: .milliseconds(Int64(iceTimeout * 1000)), iceTransportPolicy: iceTransportPolicy, edgeTrustedCertificatesFile: edgeCAFile)
+            videoBitrate: videoBitrate * 1000, signalingTimeout: connection.timeout,
+            iceTimeout: .milliseconds(Int64(iceTimeout * 1000)), iceTransportPolicy: iceTransportPolicy, edgeTrustedCertificatesFile: connection.edgeCAFile)
         switch camera {
         case "synthetic": break
         case "auto": if let first = V4L2Camera.cameras().first { options.videoInput = CameraVideoSource(device: first.id) }

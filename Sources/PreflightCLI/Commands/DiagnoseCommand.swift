@@ -17,7 +17,8 @@ public struct DiagnoseCommand: AsyncParsableCommand, Sendable {
             connected, hangs up and prints each state (started, completed or failed), then the \
             diagnosis: jitter and RTT in seconds as Telnyx reports them, each rated by Telnyx's \
             guidelines. Without --edge-url an edge starts in this process on loopback and routes \
-            \(LocalEdge.testNumber) to its echo. Exits 1 with "error <code>: <message>" when the \
+            \(LocalEdge.testNumber) to its echo; with --edge-url, --token needs the incoming grant and the \
+            edge's dial application as its outgoing one (`preflight token --incoming`). Exits 1 with "error <code>: <message>" when the \
             diagnosis failed (docs/errors.md: 70501, 70502, 70503, 31404, 53000).
             """
     )
@@ -35,20 +36,9 @@ public struct DiagnoseCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("caller-number"), help: "A caller number sent with the call.")
     public var callerNumber: String?
 
-    /// The edge's signaling URL.
-    @Option(
-        name: [.customLong("edge-url"), .customLong("edge")],
-        help: "The edge's signaling URL (wss://host:port/signaling), with --token. Default: a local edge.")
-    public var edgeURL: String?
-    /// The access token for ``edgeURL``.
-    @Option(help: "An access token with the incoming grant and the dial application as outgoing (see `preflight token --incoming`).")
-    public var token: String?
-    /// Extra trusted certificates for a wss:// edge.
-    @Option(name: .customLong("edge-ca-file"), help: "A PEM file of CA certificates to trust for a wss:// --edge-url besides the system's.")
-    public var edgeCAFile: String?
-    /// Seconds allowed for signaling.
-    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and register (1-120).")
-    public var signalingTimeout: Int = 10
+    /// The edge, its token, its CA file and the signaling timeout.
+    @OptionGroup(title: "Edge")
+    public var connection: EdgeConnectionOptions
 
     /// Print JSON.
     @Flag(help: "Print the outcome as JSON on standard output (the state lines go to standard error).")
@@ -59,11 +49,7 @@ public struct DiagnoseCommand: AsyncParsableCommand, Sendable {
 
     /// Checks the arguments' combinations (the number and duration are the SDK's to refuse, with their codes).
     public mutating func validate() throws {
-        if (edgeURL == nil) != (token == nil) { throw ValidationError("--edge-url and --token go together") }
-        guard (1...120).contains(signalingTimeout) else {
-            throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
-        }
-        if edgeURL == nil, edgeCAFile != nil { throw ValidationError("--edge-ca-file is for a wss:// --edge-url") }
+        try connection.requireTogether()
     }
 
     /// Runs the diagnosis and prints its states and outcome.
@@ -89,8 +75,8 @@ public struct DiagnoseCommand: AsyncParsableCommand, Sendable {
     public func execute(progress: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void) async -> (outcome: Outcome, error: PreflightError?) {
         let live: @Sendable (String) -> Void = json ? progress : output
         let outcome: Outcome
-        if let edgeURL, let token {
-            outcome = await diagnose(edgeURL: edgeURL, token: token, live: live)
+        if let remote = connection.remote {
+            outcome = await diagnose(edgeURL: remote.edgeURL, token: remote.token, live: live)
         } else {
             do {
                 outcome = try await LocalEdge.withRunning { local in
@@ -111,8 +97,8 @@ public struct DiagnoseCommand: AsyncParsableCommand, Sendable {
         do {
             registration = try await Voice.register(
                 options: RegistrationOptions(
-                    accessToken: token, edgeURL: edgeURL, edgeTrustedCertificatesFile: edgeCAFile,
-                    signalingTimeout: .seconds(signalingTimeout)))
+                    accessToken: token, edgeURL: edgeURL, edgeTrustedCertificatesFile: connection.edgeCAFile,
+                    signalingTimeout: connection.timeout))
         } catch {
             live("failed: error \(error.code.rawValue): \(error.message)")
             return Outcome(state: "failed", error: ReportError(error))

@@ -16,7 +16,8 @@ public struct EchoTestCommand: AsyncParsableCommand, Sendable {
             --interval seconds and plays them back on the speaker. Then prints how much was \
             recorded and played back, the delay from speaking to hearing, how closely the playback \
             matches what was said (normalised cross-correlation; 0.5 or more: heard back), and the \
-            test call's RTT, jitter and MOS. Without --edge-url an edge starts in this process. Exits \
+            test call's RTT, jitter and MOS. Without --edge-url an edge starts in this process; with it, \
+            --token's outgoing application must be the edge's record-playback application. Exits \
             1 with "error <code>: <message>" when the test could not run.
             """
     )
@@ -32,12 +33,10 @@ public struct EchoTestCommand: AsyncParsableCommand, Sendable {
     public var output: String?
     /// Which audio server.
     @OptionGroup public var audio: AudioSystemOptions
-    /// The edge's signaling URL.
-    @Option(name: [.customLong("edge-url"), .customLong("edge")], help: "The edge's signaling URL, with --token. Default: a local edge.")
-    public var edgeURL: String?
-    /// A token whose application is record-playback.
-    @Option(help: "An access token of --edge-url whose outgoing application is the edge's record-playback application.")
-    public var token: String?
+    /// The edge, a token whose outgoing application is record-playback, the edge's CA file and
+    /// the signaling timeout.
+    @OptionGroup(title: "Edge")
+    public var connection: EdgeConnectionOptions
     /// Print JSON.
     @Flag(help: "Print the result as JSON.")
     public var json = false
@@ -47,7 +46,7 @@ public struct EchoTestCommand: AsyncParsableCommand, Sendable {
 
     /// Checks the arguments' combinations (the interval's range is the SDK's: a coded error).
     public mutating func validate() throws {
-        if (edgeURL == nil) != (token == nil) { throw ValidationError("--edge-url and --token go together") }
+        try connection.requireTogether()
     }
 
     /// Runs the test and prints its result.
@@ -61,7 +60,9 @@ public struct EchoTestCommand: AsyncParsableCommand, Sendable {
     /// Runs the test; `progress` gets what to tell the person speaking.
     func execute(progress: @escaping @Sendable (String) -> Void) async -> Result<String, PreflightError> {
         do {
-            if let edgeURL, let token { return try await .success(runTest(edgeURL: edgeURL, token: token, progress: progress)) }
+            if let remote = connection.remote {
+                return try await .success(runTest(edgeURL: remote.edgeURL, token: remote.token, progress: progress))
+            }
             let text = try await LocalEdge.withRunning { local in
                 progress("preflight: local edge at \(local.signalingURL)")
                 return try await runTest(edgeURL: local.signalingURL, token: try await local.token(application: .recordPlayback), progress: progress)
@@ -78,7 +79,8 @@ public struct EchoTestCommand: AsyncParsableCommand, Sendable {
         let test = EchoTest(
             options: EchoTestOptions(
                 accessToken: token, edgeURL: edgeURL, inputDevice: input, outputDevice: output,
-                audioSystem: audio.diagnostics.configuration.audioSystem))
+                audioSystem: audio.diagnostics.configuration.audioSystem, edgeTrustedCertificatesFile: connection.edgeCAFile,
+                signalingTimeout: connection.timeout))
         progress("speak now: the edge records \(interval) s, then plays it back")
         let result = try await withTaskCancellationHandler {
             try await test.startEchoTest(interval: interval)

@@ -30,13 +30,10 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
         case reject
     }
 
-    /// The edge's signaling URL.
-    @Option(name: .customLong("edge-url"), help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback).")
-    public var edgeURL: String
-
-    /// The access token, with the incoming grant.
-    @Option(help: "The access token of the identity to register, with the incoming grant (see `preflight token --incoming`).")
-    public var token: String
+    /// The edge, the token of the identity to register (with the incoming grant), its CA file
+    /// and the signaling timeout. Both the URL and the token are required.
+    @OptionGroup(title: "Edge")
+    public var connection: EdgeConnectionOptions
 
     /// The identity expected to register.
     @Option(help: "The identity the token registers (checked against the edge's answer; default: whichever the token names).")
@@ -54,14 +51,6 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
     @Option(help: "The audio codecs to accept with, comma-separated: PCMU,opus (default) takes a call in either; a call carries its caller's codec.")
     public var codec: String = "PCMU,opus"
 
-    /// Seconds allowed for signaling.
-    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and register (1-120).")
-    public var signalingTimeout: Int = 10
-
-    /// Extra trusted certificates for a wss:// edge.
-    @Option(name: .customLong("edge-ca-file"), help: "A PEM file of CA certificates to trust for a wss:// --edge-url besides the system's.")
-    public var edgeCAFile: String?
-
     /// Print JSON lines instead of text.
     @Flag(help: "Print one JSON object per line for each event; a call's outcome when it ends.")
     public var json = false
@@ -71,13 +60,11 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
 
     /// Checks the arguments before running; each `ValidationError` names its rule.
     public func validate() throws {
-        guard !edgeURL.isEmpty else { throw ValidationError("--edge-url must not be empty") }
-        guard !token.isEmpty else { throw ValidationError("--token must not be empty") }
+        guard connection.remote != nil else {
+            throw ValidationError("listen needs --edge-url and --token: an edge started by this command would have no callers")
+        }
         if let identity, identity.isEmpty { throw ValidationError("--identity must not be empty") }
         if let calls, !(1...100_000).contains(calls) { throw ValidationError("--calls must be 1 to 100000, got \(calls)") }
-        guard (1...120).contains(signalingTimeout) else {
-            throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
-        }
     }
 
     /// Registers and handles invites until a signal, `--calls` or the end of the registration.
@@ -119,9 +106,11 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
     ) async -> Result {
         var result = Result(outcomes: [], rejected: [], cancelled: [])
         let registration: Registration
+        let edgeURL = connection.edgeURL ?? ""
         do {
             registration = try await Voice.register(options: RegistrationOptions(
-                accessToken: token, edgeURL: edgeURL, edgeTrustedCertificatesFile: edgeCAFile, signalingTimeout: .seconds(signalingTimeout)))
+                accessToken: connection.token ?? "", edgeURL: edgeURL, edgeTrustedCertificatesFile: connection.edgeCAFile,
+                signalingTimeout: connection.timeout))
         } catch {
             result.error = error
             return result

@@ -18,20 +18,16 @@ public struct ProbeCommand: AsyncParsableCommand, Sendable {
             shows the network quality (Agora's 0-8 scale), then the result (or, with --json, its JSON \
             on standard output). Bandwidth counts what a bottleneck counts: UDP payload plus 42 bytes \
             of headers per IPv4 packet. Without --edge-url an edge starts in this process on loopback: \
-            the figures are then this host's, not a network's. Exits 0 with a result (even without a \
+            the figures are then this host's, not a network's. --token needs an outgoing application, \
+            as every session on the edge does (e.g. `preflight token --application echo`); the probe \
+            does not call it. Exits 0 with a result (even without a \
             bandwidth estimate: see its state), 1 with "error <code>: <message>" when the probe could not run.
             """
     )
 
-    /// The edge's signaling URL.
-    @Option(
-        name: [.customLong("edge-url"), .customLong("edge")],
-        help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback), with --token. Default: a local edge.")
-    public var edgeURL: String?
-
-    /// The access token for ``edgeURL``.
-    @Option(help: "An access token of --edge-url (see `preflight token`; it needs an outgoing application, as every session on the edge does, e.g. `--application echo`; the probe does not call it).")
-    public var token: String?
+    /// The edge, its token, its CA file and the signaling timeout.
+    @OptionGroup(title: "Edge")
+    public var connection: EdgeConnectionOptions
 
     /// Probe only the uplink.
     @Flag(help: "Probe only the uplink.")
@@ -47,19 +43,12 @@ public struct ProbeCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("expected-down"), help: "The downlink bitrate you expect to need, bps (100000-5000000; default 5000000).")
     public var expectedDown: Int = LastmileProbeConfig.maximumBitrate
 
-    /// Seconds allowed for signaling.
-    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and start the probe (1-120).")
-    public var signalingTimeout: Int = 10
-
     /// Extra STUN/TURN servers and their TURN credentials.
     @OptionGroup(title: "ICE servers")
     public var iceServerOptions: ICEServerOptions
     /// Which candidates ICE may use.
     @Option(name: .customLong("ice-transport-policy"), help: "all, or relay to probe through TURN.")
     public var iceTransportPolicy: ICETransportPolicy = .all
-    /// Extra trusted certificates for a wss:// edge.
-    @Option(name: .customLong("edge-ca-file"), help: "A PEM file of CA certificates to trust for a wss:// --edge-url besides the system's.")
-    public var edgeCAFile: String?
 
     /// Print the JSON result.
     @Flag(help: "Print the JSON result on standard output (the quality lines go to standard error).")
@@ -74,15 +63,11 @@ public struct ProbeCommand: AsyncParsableCommand, Sendable {
 
     /// Checks the arguments' combinations; the bitrates' range is the SDK's (a coded error, 70301).
     public mutating func validate() throws {
-        if (edgeURL == nil) != (token == nil) { throw ValidationError("--edge-url and --token go together") }
+        try connection.requireTogether()
         if uplink, downlink { throw ValidationError("--uplink and --downlink each probe one direction; give neither for both") }
-        guard (1...120).contains(signalingTimeout) else {
-            throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
-        }
         if let measurementFault, !measurementFault.isProbeFault {
             throw ValidationError("--measurement-fault \(measurementFault.rawValue) is for preflight run")
         }
-        if edgeURL == nil, edgeCAFile != nil { throw ValidationError("--edge-ca-file is for a wss:// --edge-url") }
     }
 
     /// What was asked: both directions unless one was named.
@@ -116,8 +101,8 @@ public struct ProbeCommand: AsyncParsableCommand, Sendable {
         do {
             try probeConfig.validate()
             let iceServers = try iceServerOptions.servers(environment: ProcessInfo.processInfo.environment)
-            if let edgeURL, let token {
-                return await probe(edgeURL: edgeURL, token: token, iceServers: iceServers, live: live, output: output)
+            if let remote = connection.remote {
+                return await probe(edgeURL: remote.edgeURL, token: remote.token, iceServers: iceServers, live: live, output: output)
             }
             return try await LocalEdge.withRunning { local in
                 let token = try await local.token()
@@ -136,8 +121,8 @@ public struct ProbeCommand: AsyncParsableCommand, Sendable {
         output: @escaping @Sendable (String) -> Void
     ) async -> Outcome {
         var options = LastmileProbeOptions(
-            accessToken: token, edgeURL: edgeURL, signalingTimeout: .seconds(signalingTimeout), iceServers: iceServers,
-            iceTransportPolicy: iceTransportPolicy, edgeTrustedCertificatesFile: edgeCAFile)
+            accessToken: token, edgeURL: edgeURL, signalingTimeout: connection.timeout, iceServers: iceServers,
+            iceTransportPolicy: iceTransportPolicy, edgeTrustedCertificatesFile: connection.edgeCAFile)
         options.averagesWholeTrain = measurementFault == .wholeTrain
         options.countsPayloadOnly = measurementFault == .payloadBytes
         let probe = LastmileProbe(options: options)

@@ -18,24 +18,39 @@ public struct ReportCommand: AsyncParsableCommand {
 
 /// The edge and the API key every `report` subcommand needs.
 public struct ReportAPIOptions: ParsableArguments, Sendable {
-    /// The edge's HTTP base or signaling URL.
-    @Option(help: "The edge: http[s]://host:port or its signaling URL (default: PREFLIGHT_EDGE, else http://127.0.0.1:8080).")
-    public var edge: String?
+    /// The edge's HTTP base or signaling URL (named as ``EdgeConnectionOptions`` names it).
+    @Option(
+        name: .customLong("edge-url"),
+        help: "The edge: http[s]://host:port or its signaling URL (default: PREFLIGHT_EDGE, else http://127.0.0.1:8080).")
+    public var edgeURL: String?
 
     /// The API key.
     @OptionGroup(title: "API key")
     public var credentials: CredentialOptions
 
     /// A PEM file of CA certificates to trust for `https`.
-    @Option(name: .customLong("ca-file"), help: "PEM CA certificates to trust for an https edge besides the system's.")
-    public var caFile: String?
+    @Option(name: .customLong("edge-ca-file"), help: "A PEM file of CA certificates to trust for an https:// --edge-url besides the system's.")
+    public var edgeCAFile: String?
 
     /// Seconds to wait for the answer.
     @Option(help: "Seconds to wait for the edge's answer (default 10).")
     public var timeout: Int = 10
 
+    /// `--edge` and `--ca-file`, the old spellings (hidden; ``validate()`` moves them).
+    @Option(name: .customLong("edge"), help: .hidden)
+    var edgeOldSpelling: String?
+    @Option(name: .customLong("ca-file"), help: .hidden)
+    var caFileOldSpelling: String?
+
     /// Creates the options (ArgumentParser requirement).
     public init() {}
+
+    /// Moves the old spellings to the options' names.
+    public mutating func validate() throws {
+        edgeURL = try OldSpelling.merge(edgeOldSpelling, into: edgeURL, oldName: "--edge", newName: "--edge-url")
+        edgeCAFile = try OldSpelling.merge(caFileOldSpelling, into: edgeCAFile, oldName: "--ca-file", newName: "--edge-ca-file")
+        (edgeOldSpelling, caFileOldSpelling) = (nil, nil)
+    }
 
     /// GETs `path` with HTTP Basic auth; the body of a 200, or the edge's coded error.
     func get(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> [UInt8] {
@@ -50,8 +65,8 @@ public struct ReportAPIOptions: ParsableArguments, Sendable {
         let reply: EdgeHTTPClient.Reply
         do {
             reply = try await EdgeHTTPClient.send(
-                edge: edge ?? environment["PREFLIGHT_EDGE"] ?? "http://127.0.0.1:8080", method: "GET", path: path,
-                authorization: "Basic \(basic)", trustedCertificatesFile: caFile, timeout: .seconds(timeout),
+                edge: edgeURL ?? environment["PREFLIGHT_EDGE"] ?? "http://127.0.0.1:8080", method: "GET", path: path,
+                authorization: "Basic \(basic)", trustedCertificatesFile: edgeCAFile, timeout: .seconds(timeout),
                 maximumLength: 16 << 20, failure: .reportNotFound)
         } catch {
             throw CommandFailure(error)

@@ -21,15 +21,9 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             """
     )
 
-    /// The edge's signaling URL.
-    @Option(
-        name: .customLong("edge-url"),
-        help: "The edge's signaling URL (wss://host:port/signaling, or ws:// on loopback), with --token. Default: a local edge.")
-    public var edgeURL: String?
-
-    /// The access token for ``edgeURL``.
-    @Option(help: "The access token for --edge-url (see `preflight token`).")
-    public var token: String?
+    /// The edge, its token, its CA file and the signaling timeout.
+    @OptionGroup(title: "Edge")
+    public var connection: EdgeConnectionOptions
 
     /// Seconds of media for the echo application, or `adaptive[:MAX]`.
     @Option(help: ArgumentHelp(
@@ -45,9 +39,6 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(help: "The audio codecs to offer by preference, comma-separated: PCMU (default), opus, or opus,PCMU.")
     public var codec: String = "PCMU"
 
-    /// Seconds allowed for signaling.
-    @Option(name: .customLong("signaling-timeout"), help: "Seconds allowed to connect and set up the call (1-120).")
-    public var signalingTimeout: Int = 10
 
     /// Extra STUN/TURN servers and their TURN credentials.
     @OptionGroup(title: "ICE servers")
@@ -71,12 +62,6 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("turn-ca-file"), help: "A PEM file of certificates to trust for turns: servers.")
     public var turnCAFile: String?
 
-    /// Extra trusted certificates for a wss:// edge.
-    @Option(
-        name: .customLong("edge-ca-file"),
-        help: "A PEM file of CA certificates to trust for a wss:// --edge-url besides the system's (a private or self-signed edge certificate).")
-    public var edgeCAFile: String?
-
     /// Print the JSON report instead of the summary.
     @Flag(help: "Print the JSON report on standard output instead of the summary (progress goes to standard error).")
     public var json = false
@@ -99,9 +84,6 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("measurement-fault"), help: .hidden)
     public var measurementFault: MeasurementFault?
 
-    /// `--edge`, the old spelling of `--edge-url` (hidden; ``validate()`` moves it to ``edgeURL``).
-    @Option(name: .customLong("edge"), help: .hidden)
-    var edgeOldSpelling: String?
     /// `--app`, the old spelling of `--application` (hidden; ``validate()`` moves it to ``application``).
     @Option(name: .customLong("app"), help: .hidden)
     var applicationOldSpelling: TestApplication?
@@ -115,27 +97,20 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
 
     /// Checks the arguments before running; each `ValidationError` names its rule.
     public mutating func validate() throws {
-        edgeURL = try OldSpelling.merge(edgeOldSpelling, into: edgeURL, oldName: "--edge", newName: "--edge-url")
         application = try OldSpelling.merge(applicationOldSpelling, into: application, oldName: "--app", newName: "--application")
-        (edgeOldSpelling, applicationOldSpelling) = (nil, nil)
+        applicationOldSpelling = nil
         _ = try testDuration()
-        guard (1...120).contains(signalingTimeout) else {
-            throw ValidationError("--signaling-timeout must be 1 to 120 seconds, got \(signalingTimeout)")
-        }
         if !roaming.isEmpty {
-            guard edgeURL == nil, token != nil else { throw ValidationError("--roaming takes --token and no --edge-url") }
+            guard connection.edgeURL == nil, connection.token != nil else { throw ValidationError("--roaming takes --token and no --edge-url") }
             guard roaming.count <= 16 else { throw ValidationError("--roaming: at most 16 edges, got \(roaming.count)") }
-        } else if (edgeURL == nil) != (token == nil) {
-            throw ValidationError("--edge-url and --token go together")
+        } else {
+            try connection.requireTogether()
         }
         if let measurementFault, measurementFault.isProbeFault {
             throw ValidationError("--measurement-fault \(measurementFault.rawValue) is for preflight probe")
         }
-        if edgeURL != nil, application != nil {
+        if connection.edgeURL != nil, application != nil {
             throw ValidationError("--application chooses the local edge's application; with --edge-url the token's grant chooses it")
-        }
-        if edgeURL == nil, edgeCAFile != nil {
-            throw ValidationError("--edge-ca-file is for a wss:// --edge-url; the local edge is ws:// on loopback")
         }
         if iceServerOptions.givesTURNCredentials, !ICEServerOptions.containsTURN(iceServerOptions.iceServers) {
             throw ValidationError("TURN credentials (--turn-username, --turn-secret-file) need a turn: or turns: --ice-server")
@@ -183,11 +158,11 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
                 ?? PreflightError(code: .invalidArgument, message: "\(error)", underlying: error)
             return Outcome(report: PreflightReport(), error: failure)
         }
-        if let first = roaming.first, let token {
+        if let first = roaming.first, let token = connection.token {
             return await test(edgeURL: first, token: token, iceServers: iceServers, live: live, output: output)
         }
-        if let edgeURL, let token {
-            return await test(edgeURL: edgeURL, token: token, iceServers: iceServers, live: live, output: output)
+        if let remote = connection.remote {
+            return await test(edgeURL: remote.edgeURL, token: remote.token, iceServers: iceServers, live: live, output: output)
         }
         let application = application ?? .echo
         do {
@@ -223,12 +198,12 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         defer { audio.close() }
         var options = PreflightOptions(
             accessToken: token, edgeURL: edgeURL, preferredAudioCodecs: CodecList.parse(codec), duration: (try? testDuration()) ?? .seconds(10),
-            signalingTimeout: .seconds(signalingTimeout), iceTimeout: .milliseconds(Int64(iceTimeout * 1000)),
+            signalingTimeout: connection.timeout, iceTimeout: .milliseconds(Int64(iceTimeout * 1000)),
             mediaTimeout: .milliseconds(Int64(mediaTimeout * 1000)),
             iceServers: iceServers,
             iceTransportPolicy: iceTransportPolicy, gatheringTimeout: .milliseconds(Int64(gatheringTimeout * 1000)),
             consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile,
-            edgeTrustedCertificatesFile: edgeCAFile)
+            edgeTrustedCertificatesFile: connection.edgeCAFile)
         options.uploadsReport = !noUpload
         if !roaming.isEmpty { options.edge = .roaming(roaming) }
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }

@@ -55,7 +55,7 @@ public final class EchoTest: Sendable {
         // the interval holds what was said, not the device's start-up silence.
         _ = await microphone.waitForAudio()
         let preflightOptions = PreflightOptions(
-            accessToken: options.accessToken, edgeURL: options.edgeURL,
+            accessToken: options.accessToken, edgeURL: options.edgeURL, signalingTimeout: options.signalingTimeout,
             maximumDuration: .seconds(2 * interval + 20), edgeTrustedCertificatesFile: options.edgeTrustedCertificatesFile,
             fakeMicInput: false, audioInput: microphone, audioOutput: speaker, params: ["interval": "\(interval)"])
         let test = PreflightTest.run(options: preflightOptions, logger: logger)

@@ -15,11 +15,14 @@ public struct EchoTestOptions: Sendable {
     public var audioSystem: (any AudioSystem)?
     /// Extra CA certificates for a `wss://` edge (PEM file), as ``PreflightOptions`` takes them.
     public var edgeTrustedCertificatesFile: String?
+    /// How long connecting and setting up the call may take, as ``PreflightOptions`` takes it
+    /// (10 s by default).
+    public var signalingTimeout: Duration
 
     /// Creates options; see each property for its default.
     public init(
         accessToken: String, edgeURL: String, inputDevice: String? = nil, outputDevice: String? = nil,
-        audioSystem: (any AudioSystem)? = nil, edgeTrustedCertificatesFile: String? = nil
+        audioSystem: (any AudioSystem)? = nil, edgeTrustedCertificatesFile: String? = nil, signalingTimeout: Duration = .seconds(10)
     ) {
         self.accessToken = accessToken
         self.edgeURL = edgeURL
@@ -27,5 +30,6 @@ public struct EchoTestOptions: Sendable {
         self.outputDevice = outputDevice
         self.audioSystem = audioSystem
         self.edgeTrustedCertificatesFile = edgeTrustedCertificatesFile
+        self.signalingTimeout = signalingTimeout
     }
 }

@@ -11,7 +11,7 @@ import Testing
 /// loopback sockets, and checks that it is still up, refused what it had to, sent nothing it must
 /// not, and kept its memory bounded. One serialized parent suite, so that attacks never overlap
 /// and the RSS figures of one edge are not disturbed by another attack.
-@Suite(.serialized) enum AttackTests {}
+@Suite(.realTime, .serialized) enum AttackTests {}
 
 /// A `preflight serve` child process under attack, with its standard error (the edge's log) in a
 /// temporary file that the test reads back.

@@ -8,7 +8,7 @@ extension AttackTests {
     /// (scripts/conn-churn): the addresses of one IPv6 /64 count as one source, and a full
     /// listener is shared out fairly, so a light client still gets in while many sources churn
     /// connections to catch every free place.
-    @Suite(.serialized) struct ConnectionFairness {
+    @Suite(.loadsTheMachine, .serialized) struct ConnectionFairness {
         /// What scripts/conn-churn prints.
         struct ChurnResult: Decodable {
             struct Sample: Decodable {

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PreflightCore
 import PreflightEdge
+import PreflightTesting
 import Testing
 
 extension AttackTests {
@@ -9,7 +10,7 @@ extension AttackTests {
     /// `SO_REUSEPORT` sockets) under hostile bursts against a real edge process: garbage of every
     /// size mixed into a genuine caller's stream. Each echo must carry exactly its own packet's
     /// payload (no bytes of a neighbour in the shared buffer), and nothing may go to the attacker.
-    @Suite struct MediaBursts {
+    @Suite(.loadsTheMachine) struct MediaBursts {
         /// Datagrams no client sends: empty, truncated RTP, a CSRC count past the end, an extension
         /// length past the end, RTP-looking noise, and one larger than the 2 KiB read slice.
         static func hostile(_ index: Int) -> [UInt8] {

@@ -2,13 +2,14 @@ import Foundation
 import NIOCore
 import PreflightCore
 import PreflightEdge
+import PreflightTesting
 import Testing
 
 extension AttackTests {
     /// Attacks on the last-mile probe against a real `preflight serve`: the downlink probe is the
     /// one place the edge sends more than it receives, so it must go only to the verified client,
     /// only while that client is heard from, and never past its byte budget (docs/security.md).
-    @Suite struct Probe {
+    @Suite(.loadsTheMachine) struct Probe {
         /// A probe session opened over signaling, with its media address and credentials.
         struct OpenProbe {
             let call: AttackCall

@@ -8,7 +8,7 @@ import Testing
 /// sendDigits: RFC 4733 telephone events in the audio stream, through the edge's bridge (over
 /// SRTP), received by the other party as digits, in order. (The schedule's timing, the `w`
 /// pauses included, is checked sans-IO in DTMFSenderTests, not against a clock here.)
-@Suite(.serialized) struct CallDigitTests {
+@Suite(.realTime, .serialized) struct CallDigitTests {
     @Test func digitsReachTheOtherPartyInOrderWithTheirPauses() async throws {
         try await CallHarness.withEdge { harness in
             let call = try await harness.connectedCall()

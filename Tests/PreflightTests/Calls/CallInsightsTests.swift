@@ -5,7 +5,7 @@ import PreflightTesting
 import Testing
 
 /// The Insights events of a call reach the edge, which serves them to the account's API key.
-@Suite(.serialized) struct CallInsightsTests {
+@Suite(.realTime, .serialized) struct CallInsightsTests {
     struct EventsBody: Decodable {
         struct Event: Decodable {
             var party: String

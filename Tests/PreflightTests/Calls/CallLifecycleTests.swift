@@ -7,7 +7,7 @@ import Testing
 /// Every row of the caller and callee tables of "Twilio Voice SDK: TVOCall", end to end: two SDK
 /// parties through a real `preflight serve` process, each row's callbacks and state transitions
 /// exactly as the table lists them.
-@Suite(.serialized) struct CallLifecycleTests {
+@Suite(.realTime, .serialized) struct CallLifecycleTests {
     static let connected: [CallState] = [.connecting, .ringing, .connected, .disconnected]
     static let connectedCallbacks = ["callDidStartRinging", "callDidConnect", "didDisconnectWithError"]
 

@@ -1,11 +1,12 @@
 import Foundation
 import Preflight
 import PreflightEdge
+import PreflightTesting
 import Testing
 
 /// The edge's invite limit as the SDK sees it: a call it refuses fails to connect with 70108,
 /// like a call to a busy callee fails with 31486.
-@Suite(.serialized) struct CallLimitTests {
+@Suite(.realTime, .serialized) struct CallLimitTests {
     @Test func aCallOverTheCallersInviteRateFailsWithItsCode() async throws {
         // A caller's bucket that refills once in 100 s: the test holds on a slow machine too.
         try await CallHarness.withEdge(["--invite-rate", "0.01"]) { harness in

@@ -1,12 +1,13 @@
 import Foundation
 import Preflight
 import PreflightEdge
+import PreflightTesting
 import Testing
 
 /// Quality warnings in calls come from the same engine and per-second samples as the preflight
 /// test, from the frames each party really receives; muting and hold suppress the audio-level
 /// warnings they would otherwise raise ("Twilio Voice SDK: TVOCall", Insights).
-@Suite(.serialized) struct CallWarningTests {
+@Suite(.realTime, .serialized) struct CallWarningTests {
     @Test func mutingSilencesTheOtherSideWithoutAnInputWarningAndHoldClearsTheOutputWarning() async throws {
         try await CallHarness.withEdge { harness in
             let call = try await harness.connectedCall()

@@ -7,7 +7,7 @@ import Testing
 
 /// Telnyx's pre-call diagnosis against a real edge process: a good run's states and figures (in
 /// seconds), each of Telnyx's errors from its cause, and the JSON read by an independent check.
-@Suite(.serialized) struct PreCallDiagnosisTests {
+@Suite(.realTime, .serialized) struct PreCallDiagnosisTests {
     /// Every state of `registration`'s diagnoses until the first outcome.
     static func outcome(of states: AsyncStream<PreCallDiagnosisState>, within timeout: Duration = .seconds(60)) async -> [PreCallDiagnosisState] {
         await withTaskGroup(of: [PreCallDiagnosisState].self) { group in

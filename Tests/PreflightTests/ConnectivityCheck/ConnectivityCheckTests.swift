@@ -7,7 +7,7 @@ import Testing
 
 /// 100ms's connectivity check against a real edge: a good run reaches every state in order and
 /// fills every field; each failure ends in its state with its errors and what was measured.
-@Suite(.serialized) struct ConnectivityCheckTests {
+@Suite(.realTime, .serialized) struct ConnectivityCheckTests {
     /// Runs a check and collects its progress.
     static func check(_ options: ConnectivityCheckOptions, region: String? = nil) async throws -> (ConnectivityCheckResult, [ConnectivityCheckState]) {
         let diagnostics = Diagnostics(options: options)

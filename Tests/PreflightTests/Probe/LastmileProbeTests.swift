@@ -9,7 +9,7 @@ import Testing
 /// Last-mile probes from the SDK to an in-process edge over loopback. Loopback is far faster than
 /// any expected bitrate, so these probes end "at least the expected bitrate"; the figures against
 /// a shaper of known rate are the accuracy benchmark's (scripts/bench-accuracy, docs/lab.md).
-@Suite(.serialized) struct LastmileProbeTests {
+@Suite(.realTime, .serialized) struct LastmileProbeTests {
     @Test func bothDirectionsHoldTheExpectedBitrateOnLoopback() async throws {
         try await LocalEdge.withRunning { edge in
             let token = try await edge.token()

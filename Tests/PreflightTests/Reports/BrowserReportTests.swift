@@ -10,7 +10,7 @@ import Testing
 /// The report page and the dashboard in a real browser: headless Chromium from Debian, driven by
 /// Playwright (scripts/browser-check), against an edge that stored a test run through 15 % loss
 /// each way, so that warnings are raised and drawn. Screenshots go to .build/test-artefacts/.
-@Suite(.serialized) struct BrowserReportTests {
+@Suite(.loadsTheMachine, .serialized) struct BrowserReportTests {
     static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

@@ -9,7 +9,7 @@ import Testing
 /// The store, the REST API and `/metrics` of real `preflight serve` processes: the OpenAPI
 /// document checked against one, its metrics scraped around a test, and two edges sharing one
 /// PostgreSQL database.
-@Suite(.serialized) struct EdgeProcessReportTests {
+@Suite(.realTime, .serialized) struct EdgeProcessReportTests {
     static var repository: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()

@@ -8,7 +8,7 @@ import Testing
 
 /// The REST API: an API key sees its own account's reports only, filters and pages work, and
 /// every bad request gets a coded refusal.
-@Suite(.serialized) struct ReportAPITests {
+@Suite(.realTime, .serialized) struct ReportAPITests {
     static let otherKey = "SK11111111111111111111111111111111"
     static let otherAccount = "AC11111111111111111111111111111111"
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Every feature ends by uploading its report to the edge, which serves it back through the
 /// REST API byte for byte, indexed by the token's account and identity.
-@Suite(.serialized) struct ReportUploadTests {
+@Suite(.realTime, .serialized) struct ReportUploadTests {
     @Test func aCompletedPreflightTestIsStoredAndReadsBackAsTheSameReport() async throws {
         try await LocalEdge.withRunning { edge in
             let token = try await edge.token(identity: "alice")

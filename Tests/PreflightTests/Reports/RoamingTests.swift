@@ -9,7 +9,7 @@ import Testing
 /// Roaming on loopback: two edges, one behind a relay that delays its media port 20 ms each way
 /// (a busy host's own delays, a few hundred milliseconds when every suite runs at once, hit both
 /// edges alike: their pings go out together); the test measures both and runs against the near one.
-@Suite(.serialized) struct RoamingTests {
+@Suite(.realTime, .serialized) struct RoamingTests {
     /// Runs `body` with a near edge and a far one (40 ms more RTT), both trusting the same key.
     static func withTwoEdges<Result: Sendable>(_ body: @Sendable (LocalEdge, LocalEdge) async throws -> Result) async throws -> Result {
         let secret = LocalEdge.randomSecret()
