@@ -79,6 +79,11 @@ public struct PreflightOptions: Sendable {
     /// and `edge` is the chosen edge's name). The access token must be valid at every edge.
     public var edge: EdgeOption?
 
+    /// The clock the test reads and waits on: when it started and reached each stage, and its
+    /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
+    /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.
+    public var clock: RunClock = .continuous
+
     /// Creates options; see each property for its default.
     public init(
         accessToken: String,

@@ -23,12 +23,12 @@ extension PreflightTestRun {
             // Stop sending, then let what is in flight arrive (reordered or late packets, and
             // the echoes carrying the edge's last view of the uplink) before the totals are
             // read: 1.5 × the largest RTT seen, 0.1 s to 2 s.
-            mediaEnded = .now
+            mediaEnded = clock.now
             if isAdaptive, settlement == nil { settlement = judgeVerdict() }
             media.stopSending()
             ice.stopWatchingLiveness()
             let drain = min(max(1.5 * media.meter.roundTrips.max, 100), 2000)
-            group.post(.drained, to: inputs, after: .milliseconds(Int64(drain)))
+            group.post(.drained, to: inputs, after: .milliseconds(Int64(drain)), on: clock)
         case .drained:
             takeFinalSample()
             completed = finalReport()
@@ -70,11 +70,11 @@ extension PreflightTestRun {
         media.use(audioCodec)
         codec = audioCodec.format.name
         application = answer.application
-        let now = ContinuousClock.now
+        let now = clock.now
         timing.signaling = TimingMeasurement(startTime: startTime, endTime: wallTime(now))
         mark(.signalingState, "stable", at: now)
         phase = .checking
-        checkingStarted = .now
+        checkingStarted = now
         try ice.connect(remote: answer.ice)
         publish()
     }
@@ -180,11 +180,11 @@ extension PreflightTestRun {
         } else {
             group.addTask { await media.send(AudioTestSource(codec: codec)) }
         }
-        group.post(.sampleTick, to: inputs, every: .seconds(1))
+        group.post(.sampleTick, to: inputs, every: .seconds(1), on: clock)
         if application == TestApplication.recordPlayback.rawValue {
-            group.post(.maximumDurationReached, to: inputs, after: options.maximumDuration)
+            group.post(.maximumDurationReached, to: inputs, after: options.maximumDuration, on: clock)
         } else {
-            group.post(.testEnded, to: inputs, after: options.duration.maximum)
+            group.post(.testEnded, to: inputs, after: options.duration.maximum, on: clock)
         }
     }
 

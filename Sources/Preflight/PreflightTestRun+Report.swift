@@ -2,8 +2,8 @@ internal import PreflightCore
 internal import PreflightNIO
 
 extension PreflightTestRun {
-    mutating func mark(_ group: ConnectionStateEvent.Group, _ name: String, at instant: ContinuousClock.Instant = .now) {
-        timeline.append(ConnectionStateEvent(group: group, name: name, timestamp: wallTime(instant)))
+    mutating func mark(_ group: ConnectionStateEvent.Group, _ name: String, at instant: ContinuousClock.Instant? = nil) {
+        timeline.append(ConnectionStateEvent(group: group, name: name, timestamp: wallTime(instant ?? clock.now)))
     }
 
     /// Hands the test what was collected so far; the report is assembled only when read.
@@ -20,9 +20,9 @@ extension PreflightTestRun {
 
     mutating func takeSample() {
         guard phase == .media else { return }
-        let now = ContinuousClock.now
-        lastSample = now
-        let sample = media.takeSample(at: now, codec: codec)
+        lastSample = clock.now
+        // The media's counters are windowed on the system's clock, the packets' own.
+        let sample = media.takeSample(at: .now, codec: codec)
         samples.append(sample)
         let update = warnings.ingest(sample)
         publish()
@@ -31,7 +31,7 @@ extension PreflightTestRun {
             test.emit(.qualityWarnings(current: update.current, previous: update.previous))
         }
         // After the media ended nothing more is sent, reports included.
-        if media.isSending { media.sendReport(at: now) }
+        if media.isSending { media.sendReport(at: .now) }
         if isAdaptive, mediaEnded == nil, settlement == nil {
             let record = judgeVerdict()
             if record.settled {
@@ -61,7 +61,7 @@ extension PreflightTestRun {
     /// The closing sample, unless a tick took one within half a second of the media's end:
     /// one sample a second.
     mutating func takeFinalSample() {
-        if let last = lastSample, (mediaEnded ?? .now) - last < .milliseconds(500) { return }
+        if let last = lastSample, (mediaEnded ?? clock.now) - last < .milliseconds(500) { return }
         takeSample()
     }
 

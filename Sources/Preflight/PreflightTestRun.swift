@@ -20,6 +20,8 @@ struct PreflightTestRun: SessionRun {
     /// The test's options, with the edge roaming chose.
     let options: PreflightOptions
     var logger: Logger { test.logger }
+    /// The run's clock: its stages and timers (the media's packets and samples keep the system's).
+    var clock: RunClock { options.clock }
 
     enum Input: Sendable {
         case session(SessionInput)
@@ -104,7 +106,7 @@ struct PreflightTestRun: SessionRun {
                 message: "the test's duration must be \(options.duration.isAdaptive ? "2 s" : "above 0") to 3600 s, got \(options.duration.maximum)")
         }
         let offeredCodecs = try AudioCodecs.offer(options.preferredAudioCodecs)
-        let origin = ContinuousClock.now
+        let origin = options.clock.now
         let (stream, inputs) = AsyncStream<Input>.makeStream()
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(

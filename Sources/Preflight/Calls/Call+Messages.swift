@@ -13,7 +13,7 @@ extension Call {
     public func sendMessage(_ message: CallMessage) -> String {
         var random = SystemRandomNumberGenerator()
         let id = "KX" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
-        let now = ContinuousClock.now
+        let now = clock.now
         let outcome = handle.withLock { state -> Result<AsyncStream<CallRun.Input>.Continuation, PreflightError> in
             state.messageTimes.removeAll { now - $0 > .seconds(CallMessage.rateWindow) }
             guard state.machine.state == .connected, state.sid != nil, let inputs = state.inputs else {

@@ -17,6 +17,8 @@ public final class Call: Sendable {
     /// Which side of the call this device is.
     public let role: CallRole
     let logger: Logger
+    /// The call's clock (``CallOptions/clock``): its run's timers and the messages' rate window.
+    let clock: RunClock
     /// Silent frames while muted or on hold: flipped here, read by the audio source.
     let audio = CallAudioSource.Switch()
     let handle: RunHandle<CallEvent, Void, State>
@@ -44,8 +46,9 @@ public final class Call: Sendable {
         var messageTimes: [ContinuousClock.Instant] = []
     }
 
-    init(role: CallRole, from: String?, to: String?, sid: String?, logger: Logger) {
+    init(role: CallRole, from: String?, to: String?, sid: String?, clock: RunClock, logger: Logger) {
         self.role = role
+        self.clock = clock
         self.logger = logger
         // A caller connects when the edge answers and media flows (with or without the dial
         // application's answerOnBridge, the edge decides when it answers).

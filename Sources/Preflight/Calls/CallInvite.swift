@@ -33,7 +33,7 @@ public final class CallInvite: Sendable {
     ///   - delegate: receives the call's events as callbacks (optional).
     ///   - logger: where the call logs; the registration's logger by default.
     public func accept(options: AcceptOptions = AcceptOptions(), delegate: (any CallDelegate)? = nil, logger: Logger? = nil) -> Call {
-        let call = Call(role: .callee, from: from, to: to, sid: callSid, logger: logger ?? registration.logger)
+        let call = Call(role: .callee, from: from, to: to, sid: callSid, clock: options.callOptions.clock, logger: logger ?? registration.logger)
         call.attach(delegate)
         call.attach(messages: options.callOptions.messageDelegate)
         let (stream, inputs) = AsyncStream<CallRun.Input>.makeStream()

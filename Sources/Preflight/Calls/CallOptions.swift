@@ -43,6 +43,11 @@ public struct CallOptions: Sendable {
     /// Where the far party's audio goes to be heard (not while on hold); `nil` by default.
     public var audioOutput: (any AudioFrameSink)?
 
+    /// The clock the call reads and waits on: when it started and reached each stage, and its
+    /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
+    /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.
+    public var clock: RunClock = .continuous
+
     /// Creates options; see each property for its default.
     public init(
         preferredAudioCodecs: [String] = ["PCMU"],

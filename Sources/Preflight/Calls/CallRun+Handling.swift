@@ -168,7 +168,7 @@ extension CallRun {
         guard !feed(.localDisconnect).isIgnored else { return }
         if callSid == nil, offered, call.role == .caller {
             hangupPending = true
-            group.post(.hangupDeadline, to: inputs, after: .seconds(2))
+            group.post(.hangupDeadline, to: inputs, after: .seconds(2), on: options.clock)
         }
     }
 
@@ -217,7 +217,7 @@ extension CallRun {
         var source = CallAudioSource(switchboard: audio, codec: codec)
         if !options.fakeMicInput, let input = options.audioInput { source.input = ExternalAudioMediaSource(input: input, codec: codec) }
         group.addTask { await media.send(source) }
-        group.post(.sampleTick, to: inputs, every: .seconds(1))
+        group.post(.sampleTick, to: inputs, every: .seconds(1), on: options.clock)
     }
 
     /// The second's sample, its warnings (constant input level not while muted, constant

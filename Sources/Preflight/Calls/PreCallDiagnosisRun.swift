@@ -10,11 +10,14 @@ struct PreCallDiagnosisRun {
 
     func run() async -> PreCallDiagnosisState {
         let options = registration.options
+        let clock = options.clock
+        var callOptions = CallOptions()
+        callOptions.clock = clock
         let call = Voice.connect(
             options: ConnectOptions(
                 accessToken: options.accessToken, edgeURL: options.edgeURL, params: params,
                 edgeTrustedCertificatesFile: options.edgeTrustedCertificatesFile, signalingTimeout: options.signalingTimeout,
-                signalingResumeTimeout: options.signalingResumeTimeout),
+                signalingResumeTimeout: options.signalingResumeTimeout, callOptions: callOptions),
             logger: registration.logger)
         let events = call.events()
         var samples: [StatsSample] = []
@@ -26,9 +29,9 @@ struct PreCallDiagnosisRun {
                 case .connected where hangUp == nil:
                     // A sample is taken each second from the connection: a quarter second more lets
                     // the last one of the duration in before the hangup.
-                    let seconds = duration + 0.25
+                    let deadline = clock.now + .milliseconds(Int64((duration + 0.25) * 1000))
                     hangUp = Task {
-                        try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                        guard (try? await clock.sleep(until: deadline)) != nil else { return }
                         call.disconnect()
                     }
                 case .sample(let sample):

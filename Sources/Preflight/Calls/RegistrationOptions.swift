@@ -16,6 +16,11 @@ public struct RegistrationOptions: Sendable {
     /// How long a lost connection is retried while a call accepted on it is up; 10 s by default.
     public var signalingResumeTimeout: Duration
 
+    /// The clock of the registration's pre-call diagnosis: its call's timers and when it hangs
+    /// up. ``RunClock/continuous`` by default; a test gives it a virtual clock
+    /// (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.
+    public var clock: RunClock = .continuous
+
     /// Creates options; see each property for its default.
     public init(
         accessToken: String, edgeURL: String = "ws://127.0.0.1:8080/signaling", edgeTrustedCertificatesFile: String? = nil,

@@ -15,7 +15,7 @@ public enum Voice {
         options: ConnectOptions, delegate: (any CallDelegate)? = nil,
         logger: Logger = Logger(label: "preflight.call", factory: { _ in SwiftLogNoOpLogHandler() })
     ) -> Call {
-        let call = Call(role: .caller, from: nil, to: options.params["To"], sid: nil, logger: logger)
+        let call = Call(role: .caller, from: nil, to: options.params["To"], sid: nil, clock: options.callOptions.clock, logger: logger)
         call.attach(delegate)
         call.attach(messages: options.callOptions.messageDelegate)
         let (stream, inputs) = AsyncStream<CallRun.Input>.makeStream()

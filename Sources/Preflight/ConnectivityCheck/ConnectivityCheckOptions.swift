@@ -47,6 +47,11 @@ public struct ConnectivityCheckOptions: Sendable {
     /// A PEM file of certificates to trust for TURN over TLS; `nil` by default.
     public var turnTrustedCertificatesFile: String?
 
+    /// The clock the check reads and waits on: when it started and reached each stage, and its
+    /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
+    /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.
+    public var clock: RunClock = .continuous
+
     /// Creates options; see each property for its default.
     public init(
         accessToken: String, edge: String = "http://127.0.0.1:8080", duration: Duration = .seconds(20),

@@ -138,7 +138,7 @@ extension ConnectivityCheckRun {
         }
         try publishICE.connect(remote: answer.ice)
         try subscribeICE.connect(remote: subscribe)
-        group.post(.iceTimedOut, to: inputs, after: options.iceTimeout + .seconds(1))
+        group.post(.iceTimedOut, to: inputs, after: options.iceTimeout + .seconds(1), on: clock)
     }
 
     /// The camera could not start: the check goes on with the test pattern.
@@ -155,7 +155,7 @@ extension ConnectivityCheckRun {
     mutating func startMedia(group: inout TaskGroup<Void>) {
         guard mediaStarted == nil, let packetizer = try? VideoTestPacketizer(bitrate: options.videoBitrate, frameRate: options.videoFrameRate)
         else { return }
-        mediaStarted = .now
+        mediaStarted = clock.now
         let audioOut = audioOut
         let videoOut = videoOut
         let codec = audioOut.codec
@@ -168,8 +168,8 @@ extension ConnectivityCheckRun {
             group.addTask { await audioOut.send(AudioTestSource(codec: codec)) }
         }
         group.addTask { await videoOut.send(VideoTestSource(packetizer: packetizer, latestFrame: { video.latestVideoFrame() })) }
-        group.post(.reportTick, to: inputs, every: .seconds(1))
-        group.post(.captureTick, to: inputs, every: .milliseconds(50))
+        group.post(.reportTick, to: inputs, every: .seconds(1), on: clock)
+        group.post(.captureTick, to: inputs, every: .milliseconds(50), on: clock)
     }
 
     /// Media counts as captured once the video source has a picture; a camera that has none
@@ -207,13 +207,13 @@ extension ConnectivityCheckRun {
             throw PreflightError(
                 code: .mediaConnectionFailed, message: "connectivity check: \(options.duration) passed in state \(result.state)")
         }
-        mediaEnded = .now
+        mediaEnded = clock.now
         audioOut.stopSending()
         videoOut.stopSending()
         // A last sender report on each stream: the edge's answer, within the drain, brings the
         // uplink loss up to the last packet sent.
         audioOut.sendReport(at: .now)
         videoOut.sendReport(at: .now)
-        group.post(.drained, to: inputs, after: .milliseconds(500))
+        group.post(.drained, to: inputs, after: .milliseconds(500), on: clock)
     }
 }

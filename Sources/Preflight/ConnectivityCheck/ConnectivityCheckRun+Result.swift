@@ -34,7 +34,7 @@ extension ConnectivityCheckRun {
 
     /// Fills the media report and the devices' outcomes from what the sessions measured.
     mutating func finishResult() {
-        let end = mediaEnded ?? .now
+        let end = mediaEnded ?? clock.now
         let duration = mediaStarted.map { max(0, (end - $0).inSeconds) } ?? 0
         result.mediaDuration = duration
         let sentAudio = audioOut.meter

@@ -32,6 +32,8 @@ struct ConnectivityCheckRun: SessionRun {
     let inputs: AsyncStream<Input>.Continuation
     let offeredCodecs: [String]
     var options: ConnectivityCheckOptions { diagnostics.options }
+    /// The run's clock: its stages and timers (the media's packets keep the system's).
+    var clock: RunClock { options.clock }
     var logger: Logger { diagnostics.logger }
 
     var result: ConnectivityCheckResult
@@ -61,7 +63,7 @@ struct ConnectivityCheckRun: SessionRun {
 
     private static func perform(_ diagnostics: Diagnostics, region: String?) async -> ConnectivityCheckResult {
         let options = diagnostics.options
-        let origin = ContinuousClock.now
+        let origin = options.clock.now
         let startTime = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         var result = initialResult(options: options, startTime: startTime)
         diagnostics.emit(.starting)
@@ -119,7 +121,7 @@ struct ConnectivityCheckRun: SessionRun {
             result: result, video: video)
         return await withTaskGroup(of: Void.self) { group -> ConnectivityCheckResult in
             group.startSessionLayer(signaling: signaling, ice: [publishICE, subscribeICE], inputs: inputs, wrap: { .session($0) })
-            group.post(.durationReached, to: inputs, after: options.duration - (ContinuousClock.now - origin))
+            group.post(.durationReached, to: inputs, after: options.duration - (options.clock.now - origin), on: options.clock)
             do throws(PreflightError) {
                 try await run.loop(stream, group: &group)
             } catch {

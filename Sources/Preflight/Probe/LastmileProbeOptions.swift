@@ -39,6 +39,11 @@ public struct LastmileProbeOptions: Sendable {
     /// the knee. Off by default; not for applications.
     @_spi(Testing) public var averagesWholeTrain = false
 
+    /// The clock the probe reads and waits on: when it started and reached each stage, and its
+    /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
+    /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.
+    public var clock: RunClock = .continuous
+
     /// Creates options; see each property for its default.
     public init(
         accessToken: String, edgeURL: String = "ws://127.0.0.1:8080/signaling", signalingTimeout: Duration = .seconds(10),

@@ -33,7 +33,7 @@ extension LastmileProbeRun {
         callSid = answer.callSid
         phase = .checking
         try ice.connect(remote: answer.ice)
-        group.post(.iceTimedOut, to: inputs, after: options.iceTimeout + .seconds(1))
+        group.post(.iceTimedOut, to: inputs, after: options.iceTimeout + .seconds(1), on: clock)
     }
 
     /// What the edge pushed.

@@ -18,6 +18,9 @@ struct LastmileProbeRun: SessionRun {
     /// Signaling messages to send, in order, by one task.
     let outbox: AsyncStream<SignalingMessage>.Continuation
     var options: LastmileProbeOptions { probe.options }
+    /// The run's clock: its ticks and timeouts. The bandwidth controller's time (``seconds(_:)``)
+    /// stays the system's: it is the packets' own, which the probe measures.
+    var clock: RunClock { options.clock }
     var logger: Logger { probe.logger }
 
     enum Input: Sendable {
@@ -95,8 +98,8 @@ struct LastmileProbeRun: SessionRun {
         let (result, error) = await withTaskGroup(of: Void.self) { group -> (LastmileProbeResult, PreflightError?) in
             group.startSessionLayer(signaling: signaling, ice: [ice], inputs: inputs, wrap: { .session($0) })
             group.addTask { for await message in outgoing { try? await signaling.send(message) } }
-            group.post(.control, to: inputs, every: .milliseconds(20))
-            group.post(.quality, to: inputs, every: .seconds(2))
+            group.post(.control, to: inputs, every: .milliseconds(20), on: options.clock)
+            group.post(.quality, to: inputs, every: .seconds(2), on: options.clock)
             var error: PreflightError?
             do throws(PreflightError) {
                 try await run.loop(stream, group: &group)
