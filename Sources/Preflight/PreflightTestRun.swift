@@ -106,7 +106,8 @@ struct PreflightTestRun: SessionRun {
                 message: "the test's duration must be \(options.duration.isAdaptive ? "2 s" : "above 0") to 3600 s, got \(options.duration.maximum)")
         }
         let offeredCodecs = try AudioCodecs.offer(options.preferredAudioCodecs)
-        let origin = options.clock.now
+        // The media path's origin is the system's clock (its packets' own), whatever the run's.
+        let origin = ContinuousClock.now
         let (stream, inputs) = AsyncStream<Input>.makeStream()
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(

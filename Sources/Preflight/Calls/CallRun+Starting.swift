@@ -10,7 +10,7 @@ extension CallRun {
     /// gathers, invites, and runs the call until it ends.
     static func place(_ call: Call, options: ConnectOptions, stream: AsyncStream<Input>, inputs: AsyncStream<Input>.Continuation) async {
         let startTime = nowMilliseconds()
-        let origin = options.callOptions.clock.now
+        let origin = ContinuousClock.now
         let ice: ICEAgentDriver
         let media: MediaSession
         let codecs: [String]
@@ -63,7 +63,7 @@ extension CallRun {
         inputs: AsyncStream<Input>.Continuation
     ) async {
         let startTime = nowMilliseconds()
-        let origin = options.callOptions.clock.now
+        let origin = ContinuousClock.now
         let ice: ICEAgentDriver
         let media: MediaSession
         let codecs: [String]

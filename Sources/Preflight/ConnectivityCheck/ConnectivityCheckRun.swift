@@ -63,7 +63,9 @@ struct ConnectivityCheckRun: SessionRun {
 
     private static func perform(_ diagnostics: Diagnostics, region: String?) async -> ConnectivityCheckResult {
         let options = diagnostics.options
-        let origin = options.clock.now
+        // The media path's origin is the system's clock; the duration is the run's clock's.
+        let origin = ContinuousClock.now
+        let started = options.clock.now
         let startTime = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         var result = initialResult(options: options, startTime: startTime)
         diagnostics.emit(.starting)
@@ -121,7 +123,7 @@ struct ConnectivityCheckRun: SessionRun {
             result: result, video: video)
         return await withTaskGroup(of: Void.self) { group -> ConnectivityCheckResult in
             group.startSessionLayer(signaling: signaling, ice: [publishICE, subscribeICE], inputs: inputs, wrap: { .session($0) })
-            group.post(.durationReached, to: inputs, after: options.duration - (options.clock.now - origin), on: options.clock)
+            group.post(.durationReached, to: inputs, after: options.duration - (options.clock.now - started), on: options.clock)
             do throws(PreflightError) {
                 try await run.loop(stream, group: &group)
             } catch {
