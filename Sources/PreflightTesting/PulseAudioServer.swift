@@ -79,10 +79,14 @@ public struct PulseAudioServer: Sendable {
             // once the server is ready, and the server is not our child. Run in the foreground
             // it would close every inherited descriptor, Foundation's exit monitor among them,
             // and Foundation would then block its monitor thread waiting for it to exit, so that
-            // no other child process's exit is ever seen.
+            // no other child process's exit is ever seen. High priority and real-time
+            // scheduling, as a desktop's server gets them (from rtkit): on a loaded machine a
+            // server at normal priority stops taking a sink's audio for seconds, and the speaker
+            // check rightly reports a stalled device (70406). Where the system refuses them, the
+            // server warns and runs at normal priority.
             process.arguments = [
                 "-n", "-F", directory.appendingPathComponent("server.pa").path, "--disable-shm", "--exit-idle-time=-1",
-                "--daemonize=yes", "--use-pid-file=yes", "--high-priority=no", "--realtime=no",
+                "--daemonize=yes", "--use-pid-file=yes", "--high-priority=yes", "--realtime=yes",
                 "--log-target=file:\(logFile.path)",
             ]
             var environment = ProcessInfo.processInfo.environment

@@ -14,9 +14,10 @@ import Testing
 /// no parallelism limit on the command: tests without the trait (the pure cores, the parsers, the
 /// virtual-time tests) run at full width beside the gated ones.
 ///
-/// A test waiting at the gate has not started: its time limit and its timeouts start when it
-/// runs. The gate is first come, first served, so a test that loads the machine is not passed
-/// over forever by real-time tests arriving after it.
+/// A test's own timeouts start when it runs, but its `.timeLimit` counts the wait at the gate too:
+/// a time limit on a gated suite guards against a hang (minutes), it does not measure. The gate is
+/// first come, first served, so a test that loads the machine is not passed over forever by
+/// real-time tests arriving after it.
 public struct MachineShareTrait: SuiteTrait, TestTrait, TestScoping {
     /// How much of the gate the test takes: 1 of ``RealTimeGate/width``, or all of it.
     let share: Int

@@ -8,7 +8,7 @@ import Testing
 
 /// The ICE driver on real sockets against an in-process edge: its events come outside the
 /// agent's lock and in order, and media goes to the media receiver on the event loop.
-@Suite(.realTime, .timeLimit(.minutes(1))) struct ICEAgentDriverTests {
+@Suite(.realTime, .timeLimit(.minutes(10))) struct ICEAgentDriverTests {
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// What an event handler saw: each event's name, and the agent's phase read from inside it.

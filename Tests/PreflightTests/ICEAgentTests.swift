@@ -7,7 +7,7 @@ import PreflightTesting
 import Testing
 
 /// The SDK's ICE agent end to end on loopback: a local edge and coturn (CI installs it).
-@Suite(.realTime, .serialized, .timeLimit(.minutes(2))) struct ICEAgentTests {
+@Suite(.realTime, .serialized, .timeLimit(.minutes(10))) struct ICEAgentTests {
     /// Whether the tests that start coturn run: skipped without it outside CI, fail without it under CI=true.
     static let coturn = ExternalTool.canRun(needing: "turnserver")
 

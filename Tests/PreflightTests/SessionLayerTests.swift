@@ -10,7 +10,7 @@ import Testing
 
 /// The client session layer on real sockets against an in-process edge: the signaling client's
 /// requests, errors and timeouts, and two complete sessions (signaling, ICE, media) side by side.
-@Suite(.realTime, .timeLimit(.minutes(1))) struct SessionLayerTests {
+@Suite(.realTime, .timeLimit(.minutes(10))) struct SessionLayerTests {
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     @Test func signingInReturnsTheWelcomeAndAnInviteItsAnswer() async throws {

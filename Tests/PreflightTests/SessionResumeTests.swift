@@ -9,7 +9,7 @@ import Testing
 
 /// A signaling connection lost in the middle of a call: the client resumes the session on a new
 /// connection while the call's media goes on; without resumption the session ends.
-@Suite(.realTime, .timeLimit(.minutes(1))) struct SessionResumeTests {
+@Suite(.realTime, .timeLimit(.minutes(10))) struct SessionResumeTests {
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Collects a signaling client's events for the test to inspect.

@@ -11,7 +11,7 @@ import Testing
 /// Our STUN and TURN clients against coturn, the TURN server deployments run, on loopback; and
 /// the SDK's ICE agent through it.
 @Suite(.realTime, 
-    .serialized, .timeLimit(.minutes(1)),
+    .serialized, .timeLimit(.minutes(10)),
     // Needs coturn: skipped without it outside CI, fails without it under CI=true (ExternalTool).
     .enabled(if: ExternalTool.canRun(needing: "turnserver"), "needs coturn's turnserver on PATH (apt-get install coturn)"))
 struct TURNInteropTests {

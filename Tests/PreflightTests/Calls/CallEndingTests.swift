@@ -7,7 +7,7 @@ import Testing
 
 /// The last two reasons of the tables' connected rows, and the reconnection sequence of the
 /// reference's text, through a real edge process.
-@Suite(.realTime, .serialized, .timeLimit(.minutes(2))) struct CallEndingTests {
+@Suite(.realTime, .serialized, .timeLimit(.minutes(10))) struct CallEndingTests {
     static let coturn = ExternalTool.canRun(needing: "turnserver")
 
     /// Connects alice (caller) and bob (callee) on `harness`; `callerURL` and `callerOptions`
