@@ -15,7 +15,7 @@ from pathlib import Path
 from labkit import checkjson
 from labkit.bench import APP, preflight_binary
 from labkit.call import mint, serve
-from labkit.diagnosis import check, check_test, flow, jitter_tolerance, preflight_test, rtt_tolerance
+from labkit.diagnosis import attempts, check, check_test, flow, jitter_tolerance, preflight_test, rtt_tolerance
 from labkit.impair import DirectionSpec
 from labkit.lab import Lab, LabError
 
@@ -33,17 +33,23 @@ def main(duration: int = 20, out: Path | None = None) -> int:
             lab.impair(up, down, seed=1)
             url = serve(lab, binary, secret, out)
             token = mint(binary, secret, "lab", APP)
-            report, test_truth = preflight_test(lab, binary, url, token, duration, out, "check-test")
-            lab.start_captures("check")
-            run = lab.run_on("client", [str(binary), "check", "--edge-url", url, "--token", token, "--duration", str(duration),
-                                        "--json"], timeout=duration + 60)
-            time.sleep(0.5)
-            # The audio published (client → edge) and received back (edge → client): the check's ground truth.
-            check_truth = flow(lab.stop_captures())
-            (out / "check.json").write_text(run.stdout)
-            (out / "check.log").write_text(run.stderr)
-            if run.returncode != 0:
-                raise LabError(f"the connectivity check failed: {run.stderr.strip().splitlines()[-1:]}")
+            report, test_truth = attempts("preflight test", lambda attempt: preflight_test(
+                lab, binary, url, token, duration, out, f"check-test-{attempt}"))
+
+            def connectivity_check(attempt: int):
+                lab.start_captures(f"check-{attempt}")
+                run = lab.run_on("client", [str(binary), "check", "--edge-url", url, "--token", token, "--duration", str(duration),
+                                            "--json"], timeout=duration + 60)
+                time.sleep(0.5)
+                # The audio published (client → edge) and received back (edge → client): the check's ground truth.
+                truth = flow(lab.stop_captures())
+                (out / f"check-{attempt}.json").write_text(run.stdout)
+                (out / f"check-{attempt}.log").write_text(run.stderr)
+                if run.returncode != 0:
+                    raise LabError(f"the connectivity check failed: {run.stderr.strip().splitlines()[-1:]}")
+                return run, truth
+
+            run, check_truth = attempts("connectivity check", connectivity_check)
     except LabError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
