@@ -5,6 +5,7 @@ public enum AudioLevel {
     public static let maximum = 32767
 
     /// The peak absolute sample value of `samples` (0 for an empty frame). `Int16.min` counts as 32767.
+    @inlinable
     public static func peak(of samples: some Sequence<Int16>) -> Int {
         var peak = 0
         for sample in samples {
@@ -15,6 +16,7 @@ public enum AudioLevel {
     }
 
     /// The peak absolute value of the μ-law frame's decoded samples.
+    @inlinable
     public static func peak(ofMuLaw bytes: some Sequence<UInt8>) -> Int {
         var peak = 0
         for byte in bytes {

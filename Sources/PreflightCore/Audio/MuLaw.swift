@@ -6,8 +6,8 @@ public enum MuLaw {
     /// The RTP clock rate of PCMU, Hz.
     public static let clockRate = 8000
 
-    private static let bias: Int32 = 0x84
-    private static let clip: Int32 = 32635
+    @usableFromInline static let bias: Int32 = 0x84
+    @usableFromInline static let clip: Int32 = 32635
 
     /// Encodes one 16-bit linear sample into a μ-law byte.
     @inlinable
@@ -15,7 +15,7 @@ public enum MuLaw {
         encodeSample(Int32(sample))
     }
 
-    @usableFromInline
+    @inlinable
     static func encodeSample(_ value: Int32) -> UInt8 {
         var magnitude = value
         var sign: UInt8 = 0
@@ -46,12 +46,15 @@ public enum MuLaw {
         return Int16(sign != 0 ? -magnitude : magnitude)
     }
 
-    /// Encodes 16-bit linear samples into μ-law bytes.
+    /// Encodes 16-bit linear samples into μ-law bytes (inlinable: specialized where it is called,
+    /// not a generic loop a frame).
+    @inlinable
     public static func encode(_ samples: some Sequence<Int16>) -> [UInt8] {
         samples.map { encode($0) }
     }
 
     /// Decodes μ-law bytes into 16-bit linear samples.
+    @inlinable
     public static func decode(_ bytes: some Sequence<UInt8>) -> [Int16] {
         bytes.map { decode($0) }
     }

@@ -27,8 +27,9 @@ public struct TestSignal: Sendable, Hashable {
         return (0..<count).map { sample(at: start + $0) }
     }
 
-    /// The sample at absolute position `n` (n ≥ 0).
+    /// The sample at absolute position `n` (n ≥ 0; a negative one counts as 0).
     public func sample(at n: Int) -> Int16 {
+        let n = max(0, n)
         let t = Double(n) / Double(sampleRate)
         // Syllables of 230 ms (not a divisor of one second, so once-a-second level readings land
         // on different phases); every fourth one is a pause, the others vary in loudness and pitch.
@@ -53,8 +54,29 @@ public struct TestSignal: Sendable, Hashable {
         return Int16(max(-32767, min(32767, value.rounded())))
     }
 
-    /// sin(x) by a range-reduced Taylor series: identical results on every platform.
+    /// sin(x): the series of ``taylorSine(_:)`` with its divisions made multiplications and its
+    /// range reduction without a library call, so that a sample costs a few dozen cycles (a 10 s
+    /// test generates 80,000 samples of four sines each on the device); within 10⁻⁷ of sin(x) and
+    /// identical on every platform. 0 for |x| beyond about 10¹⁴ and for non-finite x.
     static func sine(_ x: Double) -> Double {
+        let turns = x * (1 / (2 * Double.pi))
+        guard turns.magnitude < 1e14 else { return 0 }  // also false for NaN
+        var whole = Int(turns)  // toward zero; one down for a negative fraction (floor)
+        if Double(whole) > turns { whole -= 1 }
+        var y = (turns - Double(whole)) * (2 * Double.pi)  // 0 ≤ y < 2π
+        var sign = 1.0
+        if y > Double.pi {
+            y -= Double.pi
+            sign = -1
+        }
+        if y > Double.pi / 2 { y = Double.pi - y }
+        let y2 = y * y
+        let series = y * (1 - y2 * (1 / 6) * (1 - y2 * (1 / 20) * (1 - y2 * (1 / 42) * (1 - y2 * (1 / 72) * (1 - y2 * (1 / 110))))))
+        return sign * series
+    }
+
+    /// sin(x) by a range-reduced Taylor series: the reference ``sine(_:)`` is tested against.
+    static func taylorSine(_ x: Double) -> Double {
         let twoPi = 2 * Double.pi
         var y = x - twoPi * (x / twoPi).rounded(.down)  // 0 ≤ y < 2π
         var sign = 1.0

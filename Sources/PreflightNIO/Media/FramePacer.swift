@@ -4,13 +4,15 @@ import Synchronization
 
 /// Paces a ``MediaSource``'s frames for a ``MediaSession`` on its event loop: one scheduled task
 /// for the next frame's absolute deadline, which sends the frame and schedules the next. Nothing
-/// sleeps in a task, and packets are written from the socket's own loop.
-final class FramePacer<Source: MediaSource>: Sendable {
+/// sleeps in a task, and packets are written from the socket's own loop. Not generic: the source
+/// is an existential, so that the pacer's code is compiled once, specialized, rather than run as
+/// unspecialized generic code (a metadata lookup at every frame) for a source of another module.
+final class FramePacer: Sendable {
     let session: MediaSession
     let state: Mutex<State>
 
     struct State: Sendable {
-        var source: Source
+        var source: any MediaSource
         var sequence: UInt16
         var timestamp: UInt32
         var due: ContinuousClock.Instant?
@@ -19,7 +21,7 @@ final class FramePacer<Source: MediaSource>: Sendable {
         var stopped = false
     }
 
-    init(session: MediaSession, source: Source) {
+    init(session: MediaSession, source: any MediaSource) {
         self.session = session
         state = Mutex(State(source: source, sequence: session.configuration.firstSequence, timestamp: session.configuration.firstTimestamp))
     }

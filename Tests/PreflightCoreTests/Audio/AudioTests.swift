@@ -90,5 +90,19 @@ import Testing
             sum += term
         }
         #expect(abs(TestSignal.sine(x) - sum) < 1e-5)
+        #expect(abs(TestSignal.taylorSine(x) - sum) < 1e-7)
+    }
+
+    @Test func fastSineFollowsTheSeriesEverywhere() {
+        // 100,003 points over ten periods either side of 0 (a prime count: every phase is met),
+        // and far out, where the test signal's arguments go in an hour-long run.
+        let worst = (0..<100_003).map { step in
+            let x = -20 * Double.pi + 40 * Double.pi * Double(step) / 100_003
+            return abs(TestSignal.sine(x) - TestSignal.taylorSine(x))
+        }.max() ?? 1
+        #expect(worst < 1e-7)
+        let far = [1e6, 2.5e7, -3.3e7 + 0.1].map { abs(TestSignal.sine($0) - TestSignal.taylorSine($0)) }.max() ?? 1
+        #expect(far < 1e-6)
+        #expect(TestSignal.sine(.nan) == 0 && TestSignal.sine(.infinity) == 0)
     }
 }
