@@ -122,9 +122,42 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
 
     /// A request to hang up before the duration is over (a signal).
     final class HangUpRequest: Sendable {
-        private let requested = Mutex(false)
-        func request() { requested.withLock { $0 = true } }
-        var isRequested: Bool { requested.withLock { $0 } }
+        private struct State {
+            var requested = false
+            var waiters: [CheckedContinuation<Void, Never>] = []
+        }
+        private let state = Mutex(State())
+
+        func request() {
+            resumeWaiters(requesting: true)
+        }
+
+        var isRequested: Bool { state.withLock { $0.requested } }
+
+        /// Returns once the hang-up is requested, or at once when the task is cancelled.
+        func wait() async {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let now = state.withLock { state in
+                        if state.requested || Task.isCancelled { return true }
+                        state.waiters.append(continuation)
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            } onCancel: {
+                resumeWaiters(requesting: false)
+            }
+        }
+
+        private func resumeWaiters(requesting: Bool) {
+            let waiters = state.withLock { state in
+                if requesting { state.requested = true }
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 
     func execute(
@@ -253,27 +286,48 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
     }
 
     /// Waits until `call` connects (or ends), keeps it up for `duration` unless it ends sooner or
-    /// `hangUp` is requested, then hangs up and waits for the end.
+    /// `hangUp` is requested, then hangs up and waits for the end. It waits on the call's events,
+    /// the request and one deadline: nothing wakes it while the call is up.
     static func hold(_ call: Call, for duration: Duration, hangUp: HangUpRequest, digits: String? = nil) async {
         let clock = ContinuousClock()
-        while [.connecting, .ringing].contains(call.state), !Task.isCancelled, !hangUp.isRequested {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        // Checked by validate(); they play while the call is up, once the far party's audio
-        // arrives (at most 3 s): "connected" can come before the far leg's route is checked, and
-        // the bridge drops what it cannot forward yet (a busy host lost the first digit so).
-        if let digits {
-            let heard = clock.now + .seconds(3)
-            while call.state == .connected, (call.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) == 0,
-                clock.now < heard, !Task.isCancelled, !hangUp.isRequested
-            {
-                try? await Task.sleep(for: .milliseconds(20))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await hangUp.wait() }
+            group.addTask {
+                // Subscribed before the state is read: a change after the read is an event.
+                let events = call.events()
+                if [.connecting, .ringing].contains(call.state) {
+                    for await event in events {
+                        if case .connected = event { break }
+                        if event.isFinal { break }
+                    }
+                }
+                guard call.state == .connected, !Task.isCancelled else { return }
+                // Checked by validate(); they play while the call is up, once the far party's audio
+                // arrives (at most 3 s): "connected" can come before the far leg's route is checked,
+                // and the bridge drops what it cannot forward yet (a busy host lost the first digit so).
+                if let digits {
+                    let heard = clock.now + .seconds(3)
+                    while call.state == .connected, (call.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) == 0,
+                        clock.now < heard, !Task.isCancelled
+                    {
+                        try? await Task.sleep(for: .milliseconds(20))
+                    }
+                    try? call.sendDigits(digits)
+                }
+                // Up for `duration` from now, unless it ends sooner.
+                await withTaskGroup(of: Void.self) { up in
+                    up.addTask { try? await Task.sleep(for: duration, clock: clock) }
+                    up.addTask {
+                        let ending = call.events()
+                        guard call.state != .disconnected else { return }
+                        for await event in ending where event.isFinal { break }
+                    }
+                    await up.next()
+                    up.cancelAll()
+                }
             }
-            try? call.sendDigits(digits)
-        }
-        let deadline = clock.now + duration
-        while call.state != .disconnected, clock.now < deadline, !Task.isCancelled, !hangUp.isRequested {
-            try? await Task.sleep(until: min(deadline, clock.now + .milliseconds(50)), clock: clock)
+            await group.next()
+            group.cancelAll()
         }
         call.disconnect()
         _ = try? await call.result()

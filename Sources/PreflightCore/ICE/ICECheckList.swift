@@ -200,7 +200,7 @@ public struct ICECheckList: Sendable {
     /// paced check while a pair waits to be checked or nominated; `nil` when nothing is due ever
     /// (only answers can change that).
     public var nextDeadline: Double? {
-        var deadline = transactions.values.lazy.map(\.nextRetransmit).min()
+        var deadline = transactions.values.lazy.map { $0.nextRetransmit }.min()
         func include(_ time: Double) { deadline = deadline.map { min($0, time) } ?? time }
         let paced = lastPaced.map { $0 + configuration.pacing - 1e-9 } ?? -.infinity
         if pairs.contains(where: { $0.state == .waiting || $0.state == .frozen }) { include(paced) }

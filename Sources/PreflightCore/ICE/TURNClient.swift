@@ -197,7 +197,7 @@ public struct TURNClient: Sendable {
     /// When ``retransmissions(now:)`` next has something to do: the earliest retransmission
     /// timer; `nil` when nothing is outstanding or the transport is a stream.
     public var nextDeadline: Double? {
-        isStream ? nil : pending.values.lazy.map(\.nextRetransmit).min()
+        isStream ? nil : pending.values.lazy.map { $0.nextRetransmit }.min()
     }
 
     /// Handles a STUN message from the server: responses to this client's requests and Data

@@ -24,15 +24,22 @@ public enum MediaExtension {
 
     /// The extension a client puts on each packet: its send time.
     public static func clientExtension(sendMicroseconds: UInt64) -> RTPHeaderExtension {
-        // One 8-byte element: valid for the one-byte form, so building it cannot fail.
-        (try? RTPHeaderExtension.oneByte([.init(id: sendTimeID, data: bytes(sendMicroseconds))]))
-            ?? RTPHeaderExtension(profile: RTPHeaderExtension.oneByteProfile, data: [])
+        sendTime(id: sendTimeID, sendMicroseconds)
     }
 
     /// The extension the edge puts on a packet it originates (record-playback): its send time.
     public static func edgeExtension(sendMicroseconds: UInt64) -> RTPHeaderExtension {
-        (try? RTPHeaderExtension.oneByte([.init(id: edgeSendTimeID, data: bytes(sendMicroseconds))]))
-            ?? RTPHeaderExtension(profile: RTPHeaderExtension.oneByteProfile, data: [])
+        sendTime(id: edgeSendTimeID, sendMicroseconds)
+    }
+
+    /// One 8-byte element in the one-byte form, written directly (it goes on every packet): the
+    /// element's header (ID, length − 1), the value big-endian, 3 bytes of padding to a word. The
+    /// same bytes ``RTPHeaderExtension/oneByte(_:)`` makes of it (tested).
+    static func sendTime(id: UInt8, _ value: UInt64) -> RTPHeaderExtension {
+        var data = [UInt8](repeating: 0, count: 12)
+        data[0] = id << 4 | 7
+        for index in 0..<8 { data[1 + index] = UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64(index))) }
+        return RTPHeaderExtension(profile: RTPHeaderExtension.oneByteProfile, data: data)
     }
 
     /// The extension the edge puts on an echo.

@@ -2,12 +2,13 @@ import NIOCore
 import PreflightCore
 import Synchronization
 
-/// Paces a ``MediaSource``'s frames for a ``MediaSession`` on its event loop: one scheduled task
-/// for the next frame's absolute deadline, which sends the frame and schedules the next. Nothing
-/// sleeps in a task, and packets are written from the socket's own loop. Not generic: the source
+/// Paces a ``MediaSource``'s frames for a ``MediaSession`` on its event loop: one scheduled
+/// callback for the next frame's absolute deadline, which sends the frame and schedules the next
+/// (NIO's `scheduleCallback`, the pacer itself the handler: no promise or closure a frame).
+/// Nothing sleeps in a task, and packets are written from the socket's own loop. Not generic: the source
 /// is an existential, so that the pacer's code is compiled once, specialized, rather than run as
 /// unspecialized generic code (a metadata lookup at every frame) for a source of another module.
-final class FramePacer: Sendable {
+final class FramePacer: NIOScheduledCallbackHandler, Sendable {
     let session: MediaSession
     let state: Mutex<State>
 
@@ -16,7 +17,7 @@ final class FramePacer: Sendable {
         var sequence: UInt16
         var timestamp: UInt32
         var due: ContinuousClock.Instant?
-        var next: Scheduled<Void>?
+        var next: NIOScheduledCallback?
         var finished: CheckedContinuation<Void, Never>?
         var stopped = false
     }
@@ -69,12 +70,28 @@ final class FramePacer: Sendable {
             return
         }
         let nanoseconds = Int64(min(max(0, delay / .nanoseconds(1)), 8.64e13))
-        let next = session.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { [self] () -> Void in fire() }
+        guard let next = try? session.eventLoop.scheduleCallback(in: .nanoseconds(nanoseconds), handler: self) else {
+            // The loop is shutting down: nothing more is sent.
+            state.withLock { $0.stopped = true }
+            finish()
+            return
+        }
         let stopped = state.withLock { state in
             state.next = next
             return state.stopped
         }
         if stopped { next.cancel() }
+    }
+
+    func handleScheduledCallback(eventLoop: some EventLoop) {
+        fire()
+    }
+
+    /// Cancelled by ``stop()`` or by the loop shutting down with the frame pending: either way the
+    /// pacing ends and ``run()`` returns.
+    func didCancelScheduledCallback(eventLoop: some EventLoop) {
+        state.withLock { $0.stopped = true }
+        finish()
     }
 
     private func finish() {

@@ -52,3 +52,15 @@ import Testing
         #expect(destination.allSatisfy { $0 == 0 })
     }
 }
+
+/// The send-time extensions written directly are the bytes the general one-byte encoder makes.
+@Suite struct SendTimeExtensionTests {
+    @Test(arguments: [UInt64(0), 1, 0x0102_0304_0506_0708, 1_764_300_000_000_000, .max])
+    func writesWhatTheGeneralEncoderWrites(value: UInt64) throws {
+        let bytes = (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64($0))) }
+        let client = try RTPHeaderExtension.oneByte([.init(id: MediaExtension.sendTimeID, data: bytes)])
+        let edge = try RTPHeaderExtension.oneByte([.init(id: MediaExtension.edgeSendTimeID, data: bytes)])
+        #expect(MediaExtension.clientExtension(sendMicroseconds: value) == client)
+        #expect(MediaExtension.edgeExtension(sendMicroseconds: value) == edge)
+    }
+}
