@@ -293,14 +293,7 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await hangUp.wait() }
             group.addTask {
-                // Subscribed before the state is read: a change after the read is an event.
-                let events = call.events()
-                if [.connecting, .ringing].contains(call.state) {
-                    for await event in events {
-                        if case .connected = event { break }
-                        if event.isFinal { break }
-                    }
-                }
+                await connection(of: call)
                 guard call.state == .connected, !Task.isCancelled else { return }
                 // Checked by validate(); they play while the call is up, once the far party's audio
                 // arrives (at most 3 s): "connected" can come before the far leg's route is checked,
@@ -317,11 +310,7 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
                 // Up for `duration` from now, unless it ends sooner.
                 await withTaskGroup(of: Void.self) { up in
                     up.addTask { try? await Task.sleep(for: duration, clock: clock) }
-                    up.addTask {
-                        let ending = call.events()
-                        guard call.state != .disconnected else { return }
-                        for await event in ending where event.isFinal { break }
-                    }
+                    up.addTask { await end(of: call) }
                     await up.next()
                     up.cancelAll()
                 }
@@ -331,6 +320,24 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         }
         call.disconnect()
         _ = try? await call.result()
+    }
+
+    /// Returns once `call` has left connecting and ringing (connected, or ended). Subscribed
+    /// before the state is read, so a change after the read is an event; the subscription ends here.
+    private static func connection(of call: Call) async {
+        let events = call.events()
+        guard [.connecting, .ringing].contains(call.state) else { return }
+        for await event in events {
+            if case .connected = event { return }
+            if event.isFinal { return }
+        }
+    }
+
+    /// Returns once `call` has ended (at once if it already has).
+    private static func end(of call: Call) async {
+        let events = call.events()
+        guard call.state != .disconnected else { return }
+        for await event in events where event.isFinal { return }
     }
 
     /// The outcome of a call that could not even be placed.

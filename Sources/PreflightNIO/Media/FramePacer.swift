@@ -5,9 +5,9 @@ import Synchronization
 /// Paces a ``MediaSource``'s frames for a ``MediaSession`` on its event loop: one scheduled
 /// callback for the next frame's absolute deadline, which sends the frame and schedules the next
 /// (NIO's `scheduleCallback`, the pacer itself the handler: no promise or closure a frame).
-/// Nothing sleeps in a task, and packets are written from the socket's own loop. Not generic: the source
-/// is an existential, so that the pacer's code is compiled once, specialized, rather than run as
-/// unspecialized generic code (a metadata lookup at every frame) for a source of another module.
+/// Nothing sleeps in a task, and packets are written from the socket's own loop. Not generic:
+/// the source is an existential, so that the pacer is compiled once, specialized, instead of
+/// running as unspecialized generic code (a metadata lookup a frame) for another module's source.
 final class FramePacer: NIOScheduledCallbackHandler, Sendable {
     let session: MediaSession
     let state: Mutex<State>
