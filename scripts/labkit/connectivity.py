@@ -15,7 +15,7 @@ from pathlib import Path
 from labkit import checkjson
 from labkit.bench import APP, preflight_binary
 from labkit.call import mint, serve
-from labkit.diagnosis import attempts, check, check_test, flow, jitter_tolerance, preflight_test, rtt_tolerance
+from labkit.diagnosis import attempts, captured_run, check, check_test, flow, jitter_tolerance, preflight_test, rtt_tolerance
 from labkit.impair import DirectionSpec
 from labkit.lab import Lab, LabError
 
@@ -37,17 +37,10 @@ def main(duration: int = 20, out: Path | None = None) -> int:
                 lab, binary, url, token, duration, out, f"check-test-{attempt}"))
 
             def connectivity_check(attempt: int):
-                lab.start_captures(f"check-{attempt}")
-                run = lab.run_on("client", [str(binary), "check", "--edge-url", url, "--token", token, "--duration", str(duration),
-                                            "--json"], timeout=duration + 60)
-                time.sleep(0.5)
                 # The audio published (client → edge) and received back (edge → client): the check's ground truth.
-                truth = flow(lab.stop_captures())
-                (out / f"check-{attempt}.json").write_text(run.stdout)
-                (out / f"check-{attempt}.log").write_text(run.stderr)
-                if run.returncode != 0:
-                    raise LabError(f"the connectivity check failed: {run.stderr.strip().splitlines()[-1:]}")
-                return run, truth
+                return captured_run(lab, out, f"check-{attempt}", [
+                    str(binary), "check", "--edge-url", url, "--token", token, "--duration", str(duration), "--json"],
+                    duration + 60, "the connectivity check")
 
             run, check_truth = attempts("connectivity check", connectivity_check)
     except LabError as e:

@@ -83,17 +83,25 @@ def jitter_tolerance(truth: float) -> float:
     return max(JITTER_FLOOR_MS, 0.1 * truth)
 
 
+def captured_run(lab: Lab, out: Path, name: str, argv: list[str], timeout: float, what: str):
+    """`argv` in the client namespace with its own captures: the finished run and its packets'
+    ground truth; its output kept as `name`.json and `name`.log, a LabError when it failed."""
+    lab.start_captures(name)
+    run = lab.run_on("client", argv, timeout=timeout)
+    time.sleep(0.5)
+    truth = flow(lab.stop_captures())
+    (out / f"{name}.json").write_text(run.stdout)
+    (out / f"{name}.log").write_text(run.stderr)
+    if run.returncode != 0:
+        raise LabError(f"{what} failed: {run.stderr.strip().splitlines()[-1:]}")
+    return run, truth
+
+
 def preflight_test(lab: Lab, binary: Path, url: str, token: str, duration: int, out: Path, name: str) -> tuple[dict, T.FlowTruth]:
     """A preflight test (`preflight run --json`) from the client namespace with its own captures:
     its report and its packets' ground truth."""
-    lab.start_captures(name)
-    test = lab.run_on("client", [str(binary), "run", "--edge-url", url, "--token", token, "--duration", str(duration), "--json"],
-                      timeout=duration + 60)
-    time.sleep(0.5)
-    truth = flow(lab.stop_captures())
-    (out / f"{name}.json").write_text(test.stdout)
-    if test.returncode != 0:
-        raise LabError(f"the preflight test failed: {test.stderr.strip().splitlines()[-1:]}")
+    test, truth = captured_run(lab, out, name, [str(binary), "run", "--edge-url", url, "--token", token, "--duration", str(duration),
+                                                "--json"], duration + 60, "the preflight test")
     return json.loads(test.stdout), truth
 
 
@@ -124,16 +132,9 @@ def main(duration: int = 10, out: Path | None = None) -> int:
                 lab, binary, url, token(APP), duration, out, f"diagnose-test-{attempt}"))
 
             def diagnose(attempt: int):
-                lab.start_captures(f"diagnose-call-{attempt}")
-                run = lab.run_on("client", [str(binary), "diagnose", "--edge-url", url, "--token", token(DIAL_APP, "--incoming"),
-                                            "--number", TEST_NUMBER, "--duration", str(duration), "--json"], timeout=duration + 60)
-                time.sleep(0.5)
-                truth = flow(lab.stop_captures())
-                (out / f"diagnosis-{attempt}.json").write_text(run.stdout)
-                (out / f"diagnosis-{attempt}.log").write_text(run.stderr)
-                if run.returncode != 0:
-                    raise LabError(f"the diagnosis failed: {run.stderr.strip().splitlines()[-1:]}")
-                return run, truth
+                return captured_run(lab, out, f"diagnosis-{attempt}", [
+                    str(binary), "diagnose", "--edge-url", url, "--token", token(DIAL_APP, "--incoming"), "--number", TEST_NUMBER,
+                    "--duration", str(duration), "--json"], duration + 60, "the diagnosis")
 
             diagnosis_run, call_truth = attempts("diagnosis", diagnose)
     except LabError as e:
