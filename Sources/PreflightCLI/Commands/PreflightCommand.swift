@@ -15,7 +15,7 @@ public struct PreflightCommand: AsyncParsableCommand {
             """,
         version: PreflightVersion.current,
         subcommands: [RunCommand.self, ServeCommand.self, TokenCommand.self, LoadCommand.self, CallCommand.self, ListenCommand.self, ProbeCommand.self, CheckCommand.self, DiagnoseCommand.self, ReportCommand.self,
-            DevicesCommand.self, MicCheckCommand.self, SpeakerCheckCommand.self, CameraCheckCommand.self, EchoTestCommand.self,
+            DevicesCommand.self, NetworksCommand.self, MicCheckCommand.self, SpeakerCheckCommand.self, CameraCheckCommand.self, EchoTestCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )
