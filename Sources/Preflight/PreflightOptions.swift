@@ -43,7 +43,11 @@ public struct PreflightOptions: Sendable {
     /// A PEM file of certificates to trust for TURN over TLS (`turns:`) besides the system's;
     /// `nil` by default.
     public var turnTrustedCertificatesFile: String?
-    /// The report's `selectedEdge`: the edge the caller asked for; `"roaming"` by default.
+    /// The report's `selectedEdge`: the edge the caller asked for; `"roaming"` by default. The
+    /// reference's field table says an unset edge "defaults to gll" while its example report has
+    /// `"roaming"`: both name Global Low Latency routing (`gll` is its older name), and Preflight
+    /// keeps the example's value, which dashboards built on that report expect
+    /// (docs/protocol.md, "Roaming").
     public var selectedEdge: String
     /// A PEM file of CA certificates to trust for a `wss://` ``edgeURL`` besides the system's
     /// (an edge with a private or self-signed certificate); `nil` by default. The edge's
