@@ -4,7 +4,8 @@ public import PreflightModel
 import Synchronization
 
 /// Agora's last-mile probe test: the uplink's and the downlink's available bandwidth, loss and
-/// jitter, and the RTT to the edge, in about 5 s per direction (docs/measurement.md, "Bandwidth").
+/// jitter, and the RTT to the edge, in about 3 s per direction (each direction's train ramps to a
+/// knee or its ceiling and stops, 4 s at most; docs/measurement.md, "Bandwidth").
 ///
 /// ```swift
 /// let probe = LastmileProbe(options: LastmileProbeOptions(accessToken: token, edgeURL: url))
