@@ -1,3 +1,4 @@
+public import Dispatch
 public import PreflightModel
 
 /// What a ``PreflightTest`` needs: the access token and where the edge is, with the test's
@@ -42,7 +43,11 @@ public struct PreflightOptions: Sendable {
     /// A PEM file of certificates to trust for TURN over TLS (`turns:`) besides the system's;
     /// `nil` by default.
     public var turnTrustedCertificatesFile: String?
-    /// The report's `selectedEdge`: the edge the caller asked for; `"roaming"` by default.
+    /// The report's `selectedEdge`: the edge the caller asked for; `"roaming"` by default. The
+    /// reference's field table says an unset edge "defaults to gll" while its example report has
+    /// `"roaming"`: both name Global Low Latency routing (`gll` is its older name), and Preflight
+    /// keeps the example's value, which dashboards built on that report expect
+    /// (docs/protocol.md, "Roaming").
     public var selectedEdge: String
     /// A PEM file of CA certificates to trust for a `wss://` ``edgeURL`` besides the system's
     /// (an edge with a private or self-signed certificate); `nil` by default. The edge's
@@ -83,6 +88,15 @@ public struct PreflightOptions: Sendable {
     /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
     /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.
     public var clock: RunClock = .continuous
+
+    /// The dispatch queue the ``PreflightTestDelegate``'s callbacks run on (as Twilio's
+    /// `delegateQueue`): the main queue by default. Give a serial queue: callbacks are queued on it
+    /// in the events' order. The main queue runs only while something services it: an app's run
+    /// loop does; a command-line program must call `dispatchMain()`, run a `RunLoop`, or be an
+    /// `async` `main` (Swift's runtime then drains the main queue), or pass a queue of its own
+    /// (docs/protocol.md, "Delegate queues"). ``PreflightTest/events()`` does not depend on it. Not
+    /// a constructor argument: set it on the value.
+    public var delegateQueue: DispatchQueue = .main
 
     /// Creates options; see each property for its default.
     public init(

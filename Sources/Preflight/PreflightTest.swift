@@ -45,7 +45,8 @@ public final class PreflightTest: Sendable {
     /// Starts a preflight test and returns it.
     /// - Parameters:
     ///   - options: the token, the edge and the test's settings.
-    ///   - delegate: receives the events as callbacks (optional; ``events()`` gives the same).
+    ///   - delegate: receives the events as callbacks, on ``PreflightOptions/delegateQueue`` (the
+    ///     main queue by default; optional: ``events()`` gives the same).
     ///   - logger: where the test logs; nothing is logged by default.
     public static func run(
         options: PreflightOptions, delegate: (any PreflightTestDelegate)? = nil,
@@ -54,7 +55,7 @@ public final class PreflightTest: Sendable {
         let test = PreflightTest(options: options, logger: logger)
         if let delegate {
             // The delegate only adapts the event stream (one subscriber among any others).
-            test.handle.adapt { [test] event in
+            test.handle.adapt(on: options.delegateQueue) { [test] event in
                 switch event {
                 case .connected: delegate.preflightTestDidConnect(test)
                 case .sample(let sample): delegate.preflightTest(test, didReceive: sample)

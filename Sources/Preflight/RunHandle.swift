@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// What every feature's handle is made of (``PreflightTest``, ``Call``, ``LastmileProbe``,
@@ -49,12 +50,14 @@ final class RunHandle<Event: Sendable, Output: Sendable, Details: Sendable>: Sen
         return stream
     }
 
-    /// Runs `body` for each event on a task of its own: a delegate adapter, one subscriber
-    /// among any others.
-    func adapt(_ body: @escaping @Sendable (Event) -> Void) {
+    /// Runs `body` for each event on `queue` (a delegate adapter, one subscriber among any
+    /// others): a task takes the events in order and hands each to the queue, so on a serial
+    /// queue (the main queue, by default, or the one the options name) the callbacks run in the
+    /// events' order, one at a time, and never block the run.
+    func adapt(on queue: DispatchQueue, _ body: @escaping @Sendable (Event) -> Void) {
         let events = events()
         Task {
-            for await event in events { body(event) }
+            for await event in events { queue.async { body(event) } }
         }
     }
 

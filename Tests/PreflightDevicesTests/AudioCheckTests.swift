@@ -159,5 +159,29 @@ extension DeviceTests {
             #expect(played.level > -30)
             #expect(AudioLevel.decibels(of: heard.samples) > -35)
         }
+
+        /// `stopSpeakerCheck()` (100ms's) ends a playing check within about 200 ms: the
+        /// completion gets what was played until then, marked as stopped early, well short of the
+        /// bundled voice's 5 s and more.
+        @Test func stopSpeakerCheckEndsItEarly() async throws {
+            let server = try await PulseAudioServer.start()
+            defer { server.stop() }
+            let directory = try AudioTools.scratchDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let diagnostics = Self.diagnostics(server, directory: directory)
+            let outcome = Mutex<Result<SpeakerCheckResult, PreflightError>?>(nil)
+            diagnostics.startSpeakerCheck(device: PulseAudioServer.sink) { result in outcome.withLock { $0 = result } }
+            #expect(try await AudioTools.waitUntilPlaying(PulseAudioServer.sink, server: server), "the check never played")
+            diagnostics.stopSpeakerCheck()
+            #expect(await eventually { outcome.withLock { $0 } != nil }, "no completion")
+            let played = try #require(try outcome.withLock { $0 }?.get())
+            #expect(played.stoppedEarly)
+            #expect(played.source == .bundledRecording)
+            #expect(played.duration < 4.5, "\(played.duration) s played")
+            // Stopping when none runs does nothing, and the next check may start.
+            diagnostics.stopSpeakerCheck()
+            let again = try await diagnostics.speakerCheck(device: PulseAudioServer.sink)
+            #expect(!again.stoppedEarly)
+        }
     }
 }

@@ -4,6 +4,7 @@ import PreflightCore
 import PreflightDevices
 import PreflightEdge
 import PreflightTesting
+import Synchronization
 import Testing
 
 extension DeviceTests {
@@ -80,6 +81,36 @@ extension DeviceTests {
         print(
             "parecord on the speaker's monitor: the voice, envelope correlation \(alignment.envelopeCorrelation), samples \(alignment.correlation) over \(alignment.compared) samples")
         #expect(alignment.envelopeCorrelation > 0.8)
+        }
+
+        /// Agora's `stopEchoTest`: a 10 s echo test (10 s recorded, then played back) stopped as
+        /// soon as it runs ends at once, its result marked as stopped early; stopping when none
+        /// runs does nothing.
+        @Test func stopEchoTestEndsARunningTest() async throws {
+            let server = try await PulseAudioServer.start()
+            defer { server.stop() }
+            let result = try await LocalEdge.withRunning { edge in
+                let test = EchoTest(
+                    options: EchoTestOptions(
+                        accessToken: try await edge.token(application: .recordPlayback), edgeURL: edge.signalingURL,
+                        inputDevice: PulseAudioServer.roomMicrophone, outputDevice: PulseAudioServer.sink,
+                        audioSystem: PulseAudioSystem(server: server.address)))
+                test.stopEchoTest()
+                let started = ContinuousClock.now
+                let outcome = Mutex<Result<EchoTestResult, PreflightError>?>(nil)
+                test.startEchoTest(interval: 10) { result in outcome.withLock { $0 = result } }
+                // The test runs once the microphone delivers: stop it as soon as that is so (a
+                // stop before it runs does nothing, so ask until it ends).
+                #expect(await eventually {
+                    test.stopEchoTest()
+                    return outcome.withLock { $0 != nil }
+                }, "the echo test did not end on stopEchoTest")
+                #expect(ContinuousClock.now - started < .seconds(15), "a stopped test took \(ContinuousClock.now - started)")
+                return try #require(try outcome.withLock { $0 }?.get())
+            }
+            #expect(result.stoppedEarly)
+            #expect(result.interval == 10)
+            #expect(result.playedBackSeconds < 10)
         }
     }
 }

@@ -32,6 +32,8 @@ import Testing
             #expect(test.status == .completed)
             ReportChecks.expectConsistent(report, samples: samples, expectedSeconds: 5)
             #expect(report.application == "echo")
+            // No edge asked for: the example report's "roaming" (docs/protocol.md, "Roaming").
+            #expect(report.selectedEdge == "roaming")
             #expect(test.callSid == report.callSid)
             #expect(test.report == report)
             #expect(try #require(test.endTime) >= test.startTime)

@@ -84,6 +84,28 @@ import Testing
         #expect(whole.duration <= 3_500)
     }
 
+    /// Record-playback hears no audio within the edge's start timeout (the client's audio input
+    /// ends before its first frame): the edge hangs up with 31005 and says why, and the test fails
+    /// with it and a partial report.
+    @Test func recordPlaybackThatHearsNoAudioFailsWith31005() async throws {
+        struct NoAudio: AudioFrameSource {
+            func nextAudioFrame() -> [Int16]? { nil }
+        }
+        var configuration = LocalEdge.configuration()
+        configuration.recordingStartTimeout = .seconds(1)
+        try await LocalEdge.withRunning(configuration: configuration) { edge in
+            let test = PreflightTest.run(options: PreflightOptions(
+                accessToken: try await edge.token(application: .recordPlayback), edgeURL: edge.signalingURL,
+                fakeMicInput: false, audioInput: NoAudio()))
+            let (error, partial) = try #require(await Self.failure(of: test))
+            #expect(error.code == .connectionError)
+            #expect(error.code.rawValue == 31005)
+            #expect(error.message.contains("no audio to record"), "\(error.message)")
+            #expect(partial.application == "record-playback")
+            #expect(test.status == .failed)
+        }
+    }
+
     @Test func edgeHangsUpAtItsMaximumDuration() async throws {
         var configuration = LocalEdge.configuration()
         configuration.maximumTestDuration = .seconds(2)

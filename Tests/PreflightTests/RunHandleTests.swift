@@ -1,3 +1,4 @@
+import Dispatch
 @testable import Preflight
 import PreflightTesting
 import Synchronization
@@ -101,12 +102,21 @@ struct RunHandleTests {
         #expect(try await handle.result() == "still")
     }
 
-    @Test func theDelegateAdapterSeesTheSameEvents() async {
+    /// The adapter sees every event in order, each on the queue it was given.
+    @Test func theDelegateAdapterSeesTheSameEventsOnItsQueue() async {
         let handle = Handle([])
         let adapted = Mutex<[Int]>([])
-        handle.adapt { event in adapted.withLock { $0.append(event) } }
+        let onQueue = Mutex<[Bool]>([])
+        let key = DispatchSpecificKey<Int>()
+        let queue = DispatchQueue(label: "preflight.tests.adapter")
+        queue.setSpecific(key: key, value: 1)
+        handle.adapt(on: queue) { event in
+            onQueue.withLock { $0.append(DispatchQueue.getSpecific(key: key) == 1) }
+            adapted.withLock { $0.append(event) }
+        }
         for event in 1...5 { handle.emit(event) }
         handle.finish(.success("end")) { _ in 6 }
         #expect(await eventually { adapted.withLock { $0 } == [1, 2, 3, 4, 5, 6] })
+        #expect(onQueue.withLock { $0 } == Array(repeating: true, count: 6))
     }
 }

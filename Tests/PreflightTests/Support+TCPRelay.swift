@@ -54,6 +54,12 @@ final class TCPRelay: Sendable {
         for channel in channels { try? await channel.close() }
     }
 
+    /// Stops listening: a new connection is refused (nothing listens on the port any more), the
+    /// relayed ones go on (a client whose signaling is up when its edge becomes unreachable).
+    func stopListening() async {
+        try? await server.close()
+    }
+
     /// Stops listening, then cuts everything: in the other order a client that reconnects at once
     /// (a session resume) could still get through between the cut and the close.
     func stop() async {

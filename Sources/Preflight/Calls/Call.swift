@@ -137,10 +137,11 @@ public final class Call: Sendable {
         try await handle.result()
     }
 
-    /// Adapts the message events to `delegate` (one subscriber among any others).
-    func attach(messages delegate: (any CallMessageDelegate)?) {
+    /// Adapts the message events to `delegate` (one subscriber among any others), its callbacks
+    /// on `queue`.
+    func attach(messages delegate: (any CallMessageDelegate)?, on queue: DispatchQueue) {
         guard let delegate else { return }
-        handle.adapt { [self] event in
+        handle.adapt(on: queue) { [self] event in
             let sid = self.sid ?? ""
             switch event {
             case .messageReceived(let message): delegate.messageReceived(forCallSid: sid, message: message)
@@ -151,10 +152,11 @@ public final class Call: Sendable {
         }
     }
 
-    /// Adapts the event stream to `delegate` (one subscriber among any others).
-    func attach(_ delegate: (any CallDelegate)?) {
+    /// Adapts the event stream to `delegate` (one subscriber among any others), its callbacks on
+    /// `queue`.
+    func attach(_ delegate: (any CallDelegate)?, on queue: DispatchQueue) {
         guard let delegate else { return }
-        handle.adapt { [self] event in
+        handle.adapt(on: queue) { [self] event in
             switch event {
             case .ringing: delegate.callDidStartRinging(self)
             case .connected: delegate.callDidConnect(self)

@@ -30,12 +30,13 @@ public final class CallInvite: Sendable {
     /// up, another device answered first) it fails to connect (31000).
     /// - Parameters:
     ///   - options: the call's media settings.
-    ///   - delegate: receives the call's events as callbacks (optional).
+    ///   - delegate: receives the call's events as callbacks, on ``AcceptOptions/delegateQueue``
+    ///     (the main queue by default; optional: ``Call/events()`` gives the same).
     ///   - logger: where the call logs; the registration's logger by default.
     public func accept(options: AcceptOptions = AcceptOptions(), delegate: (any CallDelegate)? = nil, logger: Logger? = nil) -> Call {
         let call = Call(role: .callee, from: from, to: to, sid: callSid, clock: options.callOptions.clock, logger: logger ?? registration.logger)
-        call.attach(delegate)
-        call.attach(messages: options.callOptions.messageDelegate)
+        call.attach(delegate, on: options.delegateQueue)
+        call.attach(messages: options.callOptions.messageDelegate, on: options.delegateQueue)
         let (stream, inputs) = AsyncStream<CallRun.Input>.makeStream()
         call.handle.withLock { $0.inputs = inputs }
         guard registration.claim(callSid) else {

@@ -113,6 +113,8 @@ extension CallRun {
         case .answer(let answer):
             named(answer.callSid)
             callOpen = true
+            // "Server returns an answer to the Client's offer": stamped now, not when ICE connects.
+            if call.role == .caller { note(.connection, CallInsightsEvent.acceptedByRemote.rawValue) }
             note(candidates: answer.ice.candidates, remote: true)
             note(.signalingState, "stable")
             await flushInsights()
@@ -185,6 +187,9 @@ extension CallRun {
     /// A fatal error: before connected a failure to connect, after it a disconnect with it.
     mutating func fail(_ error: PreflightError) async {
         guard !feed(.failed(error)).isIgnored else { return }
+        // The Insights `error` (and what else is queued) goes before the hangup: a test
+        // application's session ends with its call.
+        await flushInsights()
         if let callSid, callOpen {
             callOpen = false
             try? await signaling.send(.hangup(.init(callSid: callSid, reason: error.message, code: error.code.rawValue)))

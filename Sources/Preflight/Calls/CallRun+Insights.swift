@@ -17,10 +17,14 @@ extension CallRun {
 
     /// An ICE state change of the agent's timeline, and the peer connection's state that follows
     /// from it (the peer connection connects with ICE here: media starts on the selected pair).
+    /// ICE `connected` is followed by `completed` at the same time: the edge is ICE-lite, so the
+    /// client nominates, and once the pair it nominated is selected its one component has a
+    /// nominated pair and nothing is left to check (RFC 8445 §8.1.2, the check list Completed).
     mutating func note(_ entry: ConnectionStateEvent) {
         guard let group = InsightsEvent.Group(rawValue: entry.group.rawValue) else { return }
         note(group, entry.name, at: entry.timestamp)
         guard entry.group == .iceConnectionState else { return }
+        if entry.name == "connected" { note(.iceConnectionState, "completed", at: entry.timestamp) }
         let peer: String? = switch entry.name {
         case "new": "new"
         case "checking": "connecting"
@@ -55,16 +59,25 @@ extension CallRun {
 
     /// The warnings a sample raised and cleared, in their groups.
     mutating func note(_ update: WarningsUpdate) {
-        for record in update.raised {
+        insights.append(contentsOf: Self.insights(of: update))
+    }
+
+    /// The Insights events of the warnings a sample raised and cleared: the reference's
+    /// `audio-level-warning-raised`/`-cleared` for the constant audio levels,
+    /// `network-quality-warning-raised`/`-cleared` for the others; a raise carries its `values`
+    /// and `threshold`.
+    static func insights(of update: WarningsUpdate) -> [InsightsEvent] {
+        let raised = update.raised.map { record in
             let audio = record.name.hasPrefix("constant-audio")
-            note(audio ? .audioLevelWarningRaised : .networkQualityWarningRaised, record.name, at: record.timestamp, payload: [
-                "values": record.values, "threshold": record.threshold,
-            ])
+            return InsightsEvent(
+                audio ? .audioLevelWarningRaised : .networkQualityWarningRaised, record.name, timestamp: record.timestamp,
+                payload: ["values": record.values, "threshold": record.threshold])
         }
-        for record in update.cleared {
+        let cleared = update.cleared.map { record in
             let audio = record.name.hasPrefix("constant-audio")
-            note(audio ? .audioLevelWarningCleared : .networkQualityWarningCleared, record.name, at: record.timestamp)
+            return InsightsEvent(audio ? .audioLevelWarningCleared : .networkQualityWarningCleared, record.name, timestamp: record.timestamp)
         }
+        return raised + cleared
     }
 
     /// Sends what is queued, once the edge has named the call.

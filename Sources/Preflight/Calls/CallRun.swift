@@ -115,6 +115,10 @@ extension CallRun {
 
     /// Tears the run down: hangs up a call still open at the edge, stops media, closes ICE.
     mutating func finish() async {
+        // The call's peer connection closes: ICE, the connection and the signaling state, as
+        // WebRTC's close() reports them.
+        note(.iceConnectionState, "closed")
+        note(.peerConnectionState, "closed")
         note(.signalingState, "closed")
         await flushInsights()
         if call.role == .callee, !offered, let callSid {

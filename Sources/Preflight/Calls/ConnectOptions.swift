@@ -1,3 +1,5 @@
+public import Dispatch
+
 /// What ``Voice/connect(options:delegate:logger:)`` needs to place a call, as Twilio's
 /// `TVOConnectOptions`: the access token, the edge, the parameters for the edge's application
 /// (`To` names whom the `dial` application rings) and the call's media settings.
@@ -22,6 +24,15 @@ public struct ConnectOptions: Sendable {
     public var signalingResumeTimeout: Duration
     /// The media settings.
     public var callOptions: CallOptions
+    /// The dispatch queue the call's ``CallDelegate`` and ``CallOptions/messageDelegate`` run on
+    /// (Twilio's `delegateQueue`): the main queue by default, as "TVOCallDelegate methods are
+    /// called on the main dispatch queue by default or on the delegateQueue provided". Give a
+    /// serial queue: callbacks are queued on it in the events' order. The main queue runs only
+    /// while something services it: an app's run loop does; a command-line program must call
+    /// `dispatchMain()`, run a `RunLoop`, or be an `async` `main` (Swift's runtime then drains the
+    /// main queue), or pass a queue of its own (docs/protocol.md, "Delegate queues").
+    /// ``Call/events()`` does not depend on it. Not a constructor argument: set it on the value.
+    public var delegateQueue: DispatchQueue = .main
 
     /// Creates options; see each property for its default.
     public init(

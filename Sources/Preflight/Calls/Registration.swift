@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import PreflightModel
 internal import PreflightCore
@@ -64,7 +65,7 @@ public final class Registration: Sendable {
             throw error
         }
         let registration = Registration(identity: identity, options: options, signaling: signaling, welcome: welcome, logger: logger)
-        registration.attach(delegate)
+        registration.attach(delegate, on: options.delegateQueue)
         let dispatcher = Task { await registration.dispatch() }
         registration.storage.withLock { $0.tasks = [runner, dispatcher] }
         return registration
@@ -152,16 +153,20 @@ public final class Registration: Sendable {
         for continuation in finished { continuation.finish() }
     }
 
-    func attach(_ delegate: (any NotificationDelegate)?) {
+    /// Adapts the event stream to `delegate` (one subscriber among any others), its callbacks
+    /// on `queue` in the events' order.
+    func attach(_ delegate: (any NotificationDelegate)?, on queue: DispatchQueue) {
         guard let delegate else { return }
         let events = events()
         Task {
             for await event in events {
-                switch event {
-                case .callInvite(let invite): delegate.callInviteReceived(invite)
-                case .cancelledCallInvite(let cancelled, let error): delegate.cancelledCallInviteReceived(cancelled, error: error)
-                case .preCallDiagnosisStateUpdated(let state): delegate.onPreCallDiagnosisStateUpdated(state: state)
-                case .unregistered: break
+                queue.async {
+                    switch event {
+                    case .callInvite(let invite): delegate.callInviteReceived(invite)
+                    case .cancelledCallInvite(let cancelled, let error): delegate.cancelledCallInviteReceived(cancelled, error: error)
+                    case .preCallDiagnosisStateUpdated(let state): delegate.onPreCallDiagnosisStateUpdated(state: state)
+                    case .unregistered: break
+                    }
                 }
             }
         }

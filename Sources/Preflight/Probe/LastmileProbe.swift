@@ -4,7 +4,8 @@ public import PreflightModel
 import Synchronization
 
 /// Agora's last-mile probe test: the uplink's and the downlink's available bandwidth, loss and
-/// jitter, and the RTT to the edge, in about 5 s per direction (docs/measurement.md, "Bandwidth").
+/// jitter, and the RTT to the edge, in about 3 s per direction (each direction's train ramps to a
+/// knee or its ceiling and stops, 4 s at most; docs/measurement.md, "Bandwidth").
 ///
 /// ```swift
 /// let probe = LastmileProbe(options: LastmileProbeOptions(accessToken: token, edgeURL: url))
@@ -33,7 +34,8 @@ public final class LastmileProbe: Sendable {
     /// Creates a probe; nothing happens until ``start(config:)``.
     /// - Parameters:
     ///   - options: the token, the edge and the connection's settings.
-    ///   - delegate: receives the events as callbacks (optional; ``events()`` gives the same).
+    ///   - delegate: receives the events as callbacks, on ``LastmileProbeOptions/delegateQueue``
+    ///     (the main queue by default; optional: ``events()`` gives the same).
     ///   - logger: where the probe logs; nothing is logged by default.
     public init(
         options: LastmileProbeOptions, delegate: (any LastmileProbeDelegate)? = nil,
@@ -43,7 +45,7 @@ public final class LastmileProbe: Sendable {
         self.logger = logger
         if let delegate {
             // The delegate is one more subscriber of the stream.
-            handle.adapt { event in
+            handle.adapt(on: options.delegateQueue) { event in
                 switch event {
                 case .lastmileQuality(let quality): delegate.lastmileQuality(quality)
                 case .lastmileProbeResult(let result): delegate.lastmileProbeResult(result)

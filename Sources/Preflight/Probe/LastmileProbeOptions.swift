@@ -1,3 +1,4 @@
+public import Dispatch
 public import PreflightModel
 
 /// Where a ``LastmileProbe`` runs: the access token and the edge, with the connection's settings.
@@ -43,6 +44,15 @@ public struct LastmileProbeOptions: Sendable {
     /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
     /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.
     public var clock: RunClock = .continuous
+
+    /// The dispatch queue the ``LastmileProbeDelegate``'s callbacks run on (as Twilio's
+    /// `delegateQueue`): the main queue by default. Give a serial queue: callbacks are queued on it
+    /// in the events' order. The main queue runs only while something services it: an app's run
+    /// loop does; a command-line program must call `dispatchMain()`, run a `RunLoop`, or be an
+    /// `async` `main` (Swift's runtime then drains the main queue), or pass a queue of its own
+    /// (docs/protocol.md, "Delegate queues"). ``LastmileProbe/events()`` does not depend on it. Not
+    /// a constructor argument: set it on the value.
+    public var delegateQueue: DispatchQueue = .main
 
     /// Creates options; see each property for its default.
     public init(

@@ -250,7 +250,9 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
             case .callInvite(let invite):
                 live("callee invite \(invite.callSid) from \(invite.from) to \(invite.to): accepting")
                 let recorder = CallOutcomeRecorder(party: "callee", live: live)
-                let call = invite.accept(options: AcceptOptions(callOptions: callOptions), delegate: recorder)
+                var options = AcceptOptions(callOptions: callOptions)
+                options.delegateQueue = recorder.callbackQueue
+                let call = invite.accept(options: options, delegate: recorder)
                 recorder.follow(call)
                 _ = try? await call.result()
                 return await recorder.outcome(of: call)
@@ -270,11 +272,11 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
         edgeURL: String, token: String, callOptions: CallOptions, hangUp: HangUpRequest, live: @escaping @Sendable (String) -> Void
     ) async -> CallOutcome {
         let recorder = CallOutcomeRecorder(party: "caller", live: live)
-        let call = Voice.connect(
-            options: ConnectOptions(
-                accessToken: token, edgeURL: edgeURL, params: ["To": to], edgeTrustedCertificatesFile: connection.edgeCAFile,
-                signalingTimeout: connection.timeout, callOptions: callOptions),
-            delegate: recorder)
+        var options = ConnectOptions(
+            accessToken: token, edgeURL: edgeURL, params: ["To": to], edgeTrustedCertificatesFile: connection.edgeCAFile,
+            signalingTimeout: connection.timeout, callOptions: callOptions)
+        options.delegateQueue = recorder.callbackQueue
+        let call = Voice.connect(options: options, delegate: recorder)
         recorder.follow(call)
         // Cancelling this command (a parent task's cancellation) hangs up.
         await withTaskCancellationHandler {

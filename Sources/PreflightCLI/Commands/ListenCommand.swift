@@ -151,8 +151,9 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                     continue
                 }
                 let recorder = CallOutcomeRecorder(party: "callee", live: json ? progress : output)
-                let call = invite.accept(
-                    options: AcceptOptions(callOptions: CallOptions(preferredAudioCodecs: CodecList.parse(codec))), delegate: recorder)
+                var options = AcceptOptions(callOptions: CallOptions(preferredAudioCodecs: CodecList.parse(codec)))
+                options.delegateQueue = recorder.callbackQueue
+                let call = invite.accept(options: options, delegate: recorder)
                 recorder.follow(call)
                 active = call
                 Task {

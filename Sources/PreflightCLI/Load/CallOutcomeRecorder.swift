@@ -7,6 +7,9 @@ import Synchronization
 /// each callback and sample is also told to `live` as a line.
 final class CallOutcomeRecorder: CallDelegate, Sendable {
     let party: String
+    /// The queue its callbacks run on (the options' `delegateQueue`): a serial queue of its own,
+    /// so that the command's callbacks do not wait on the main queue.
+    let callbackQueue: DispatchQueue
     private let live: @Sendable (String) -> Void
     private let state = Mutex(Recorded())
 
@@ -27,6 +30,7 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
     init(party: String, live: @escaping @Sendable (String) -> Void) {
         self.party = party
         self.live = live
+        callbackQueue = DispatchQueue(label: "preflight.call.\(party).callbacks")
     }
 
     /// Starts reading `call`'s samples (call at once after making the call: samples start only
@@ -54,7 +58,7 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
     /// The outcome of `call`, after it ended (waits for the last samples to be read).
     func outcome(of call: Call) async -> CallOutcome {
         await state.withLock { $0.sampleReader }?.value
-        // The delegate runs in its own task: let it record the final callback (at most 5 s).
+        // The delegate runs on its own queue: let it record the final callback (at most 5 s).
         let deadline = ContinuousClock.now + .seconds(5)
         while !hasFinalCallback, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))

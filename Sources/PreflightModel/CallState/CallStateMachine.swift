@@ -26,8 +26,10 @@
 ///
 /// Choices where Twilio's document is silent:
 /// - ``CallStateInput/answered`` while connecting (no ringing seen) passes through ringing, keeping the
-///   documented connecting → ringing → connected sequence; it reports `accepted-by-remote` only when it
-///   connects the call, and is ignored once connected.
+///   documented connecting → ringing → connected sequence, and is ignored once connected.
+/// - `accepted-by-remote` ("Server returns an answer to the Client's offer over the signaling
+///   channel") is not a state change: the call's run reports it when the answer arrives, before
+///   ICE connects the call (and even when ICE then fails), so the machine does not.
 /// - ``CallStateInput/remoteHangup`` before connected (the remote rejected or never answered) is a
 ///   didDisconnect without error, reported as `disconnected-by-remote`.
 /// - ``CallStateInput/connectionInterrupted(_:)`` is ignored before connected (that is a failure to
@@ -77,7 +79,6 @@ package struct CallStateMachine: Sendable, Hashable {
             }
 
         case (.connecting, .answered), (.ringing, .answered):
-            t.insights.append(.acceptedByRemote)
             if state == .connecting {
                 enter(.ringing, &t)
                 t.callbacks.append(.didStartRinging)

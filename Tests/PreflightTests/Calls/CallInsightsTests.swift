@@ -67,18 +67,52 @@ import Testing
                 #expect(names(party, "ice-connection-state").contains("checking"), "\(party)")
                 #expect(names(party, "ice-connection-state").contains("connected"), "\(party)")
                 #expect(names(party, "pc-connection-state").contains("connected"), "\(party)")
+                // ICE completes with its connection (the client nominates; the edge is ICE-lite),
+                // and the call's end closes ICE and the peer connection.
+                let ice = names(party, "ice-connection-state")
+                if let connected = ice.firstIndex(of: "connected") {
+                    #expect(ice.dropFirst(connected + 1).first == "completed", "\(party): \(ice)")
+                }
+                #expect(ice.last == "closed", "\(party): \(ice)")
+                #expect(names(party, "pc-connection-state").last == "closed", "\(party)")
                 #expect(names(party, "signaling-state") == ["have-local-offer", "stable", "closed"], "\(party)")
                 let candidates = events.filter { $0.party == party && $0.name == "ice-candidate" }
                 #expect(candidates.contains { $0.payload["isRemote"] == "false" && $0.payload["candidateType"] == "host" })
                 #expect(candidates.contains { $0.payload["isRemote"] == "true" })
                 #expect(names(party, "ice-candidate").contains("selected-ice-candidate-pair"), "\(party)")
             }
+            // accepted-by-remote is stamped when the edge's answer arrives, before ICE starts its
+            // checks with the answer's candidates (and so before it connects).
+            let accepted = try #require(events.first { $0.party == "caller" && $0.name == "accepted-by-remote" })
+            let checking = try #require(events.first { $0.party == "caller" && $0.group == "ice-connection-state" && $0.name == "checking" })
+            #expect(accepted.timestamp <= checking.timestamp, "accepted-by-remote \(accepted.timestamp), checking \(checking.timestamp)")
             let feedback = try #require(events.first { $0.party == "caller" && $0.group == "feedback" })
             #expect(feedback.name == "received")
             #expect(feedback.payload == ["score": "4", "issue": "echo"])
             #expect(events.first { $0.party == "callee" && $0.group == "feedback" }?.name == "received-none")
             #expect(events.allSatisfy { $0.timestamp > 1_700_000_000_000 })
             await bob.unregister()
+        }
+    }
+
+    /// `accepted-by-remote` comes with the edge's answer, not with ICE: a caller whose ICE cannot
+    /// connect (relayed candidates only, and no TURN server to relay through) still posts it when
+    /// the answer arrives, and never `connected`.
+    @Test func acceptedByRemoteIsPostedWhenTheAnswerArrivesEvenIfICEFails() async throws {
+        try await CallHarness.withEdge { harness in
+            let caller = try await harness.connect(to: "echo", callOptions: CallOptions(iceTransportPolicy: .relay, iceTimeout: .seconds(1)))
+            let error = await caller.endingError()
+            #expect(error?.code == .mediaConnectionFailed, "\(String(describing: error))")
+            #expect(!caller.states.contains(.connected))
+            let callSid = try #require(caller.sid)
+            var names: [String] = []
+            #expect(try await eventually {
+                let events = try await Self.events(harness, callSid: callSid).body?.events ?? []
+                names = events.filter { $0.party == "caller" && $0.group == "connection" }.map(\.name)
+                return names.contains("error")
+            }, "\(names)")
+            #expect(names.contains("accepted-by-remote"), "\(names)")
+            #expect(!names.contains("connected"), "\(names)")
         }
     }
 

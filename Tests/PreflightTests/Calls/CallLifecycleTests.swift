@@ -126,6 +126,51 @@ import Testing
         }
     }
 
+    /// answerOnBridge false (the default): "callDidConnect will be emitted immediately after
+    /// callDidStartRinging": the edge answers the caller at once, so it connects while the callee
+    /// still rings. True: the answer, and so the connection, wait for the callee to accept; the
+    /// caller's `accepted-by-remote` is stamped when that answer arrived.
+    @Test(arguments: [false, true])
+    func answerOnBridgeDecidesWhetherTheCallerConnectsBeforeTheCalleeAnswers(answerOnBridge: Bool) async throws {
+        try await CallHarness.withEdge { harness in
+            let bob = try await harness.register("bob")
+            let invites = bob.events()
+            let caller = try await harness.connect(to: "client:bob", answerOnBridge: answerOnBridge)
+            let invite = try #require(await next(invites)?.invite)
+            if answerOnBridge {
+                #expect(await caller.wait(for: .ringing))
+            } else {
+                // Nobody has answered yet: the invite still rings on bob's side.
+                #expect(await caller.wait(for: .connected))
+                #expect(caller.states == [.connecting, .ringing, .connected])
+            }
+            #expect(caller.state == (answerOnBridge ? .ringing : .connected))
+            let beforeAccept = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+            let callee = invite.accept()
+            #expect(await caller.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+            #expect(caller.states == [.connecting, .ringing, .connected])
+            // The bridge carries the caller's audio to the callee, whenever the caller connected.
+            #expect(await callee.sample { $0.packetsReceived > 10 } != nil)
+            caller.disconnect()
+            #expect(await callee.endingError() == nil)
+            let callSid = try #require(caller.sid)
+            var accepted: Int64?
+            #expect(try await eventually {
+                let events = try await CallInsightsTests.events(harness, callSid: callSid).body?.events ?? []
+                accepted = events.first { $0.party == "caller" && $0.name == "accepted-by-remote" }?.timestamp
+                return accepted != nil
+            })
+            let answeredAt = try #require(accepted)
+            if answerOnBridge {
+                #expect(answeredAt >= beforeAccept, "answered at \(answeredAt), accepted at \(beforeAccept)")
+            } else {
+                #expect(answeredAt <= beforeAccept, "answered at \(answeredAt), accepted at \(beforeAccept)")
+            }
+            await bob.unregister()
+        }
+    }
+
     // MARK: Connected, then ended
 
     @Test(arguments: [false, true])

@@ -192,6 +192,37 @@ import Testing
         }
     }
 
+    /// The client is connected, but its diagnosis call cannot reach the edge (nothing listens at
+    /// its URL any more): the diagnosis ends in Telnyx's `failed` state with socketConnectionFailed
+    /// (53000), on the stream, the delegate and the result alike.
+    @Test func aDiagnosisThatCannotReachTheEdgeFailsWithSocketConnectionFailed() async throws {
+        try await CallHarness.withEdge { harness in
+            let relay = try await TCPRelay.start(targetPort: try #require(URL(string: harness.edge.signalingURL)?.port))
+            let delegate = DelegateRecorder()
+            let client = try await Voice.register(
+                options: RegistrationOptions(
+                    accessToken: try await harness.edge.callToken(identity: "tester"), edgeURL: "ws://127.0.0.1:\(relay.port)/signaling",
+                    signalingTimeout: .seconds(3)),
+                delegate: delegate)
+            // The registration's own connection stays up; new ones to its URL are refused.
+            await relay.stopListening()
+            let states = client.preCallDiagnosisStates()
+            try client.startPreCallDiagnosis(testNumber: LocalEdge.testNumber, duration: 3)
+            let seen = await Self.outcome(of: states)
+            guard case .started = seen.first, case .failed(let error) = seen.last else {
+                Issue.record("states \(seen)")
+                return
+            }
+            #expect(error?.code == .socketConnectionFailed, "\(String(describing: error))")
+            #expect(error?.code.rawValue == 53000)
+            let resultError = await #expect(throws: PreflightError.self) { try await client.preCallDiagnosisResult() }
+            #expect(resultError?.code == .socketConnectionFailed)
+            #expect(await eventually { delegate.states.withLock { $0 } == ["started", "failed 53000"] }, "\(delegate.states.withLock { $0 })")
+            await client.unregister()
+            await relay.stop()
+        }
+    }
+
     /// Nothing listens where the client connects: the connection fails with Telnyx's
     /// socketConnectionFailed.
     @Test func anUnreachableEdgeIsSocketConnectionFailed() async throws {
