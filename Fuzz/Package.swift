@@ -16,7 +16,7 @@ let settings: [SwiftSetting] = [
 let coreTargets = [
     "FuzzSTUNLayout", "FuzzSTUNMessage", "FuzzRTP", "FuzzRTCP", "FuzzChannelData", "FuzzTURNFramer",
     "FuzzSignalingJSON", "FuzzICECandidate", "FuzzReportJSON", "FuzzSRTP", "FuzzTelephoneEvent", "FuzzProbe",
-    "FuzzWAV", "FuzzVideoFrame", "FuzzConnectivityCheck", "FuzzReportUpload", "FuzzVerdict", "FuzzICECheck",
+    "FuzzWAV", "FuzzVideoFrame", "FuzzConnectivityCheck", "FuzzReportUpload", "FuzzVerdict", "FuzzICECheck", "FuzzNetlink",
 ]
 
 let package = Package(

@@ -298,6 +298,19 @@ ICE_CHECKS = [
     stun(0x0101, [attr(0x0020, xor_address(5000, 0x0A000001))], integrity=KEY, fingerprint=True),
 ]
 
+def netlink_recording():
+    """The datagrams of the namespace recording the monitor's tests replay, joined by the
+    harness's marker; and a text of overrides."""
+    path = os.path.join(ROOT, "..", "Tests", "PreflightCoreTests", "Fixtures", "netlink-namespace.json")
+    with open(path) as f:
+        records = json.load(f)
+    datagrams = [bytes.fromhex(r["hex"]) for r in records]
+    marker = bytes([0xFF, 0xFE, 0xFD, 0xFC])
+    return [marker.join(datagrams), marker.join(datagrams[:4]), datagrams[0], b"vc*=cellular,vw0=wifi, lo=ethernet"]
+
+
+NETLINK = netlink_recording()
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
@@ -309,6 +322,7 @@ CORPORA = {
     "FuzzConnectivityCheck": CONNECTIVITY,
     "FuzzICECheck": ICE_CHECKS,
     "FuzzReportUpload": REPORT_UPLOADS,
+    "FuzzNetlink": NETLINK,
 }
 
 

@@ -12,10 +12,11 @@ import Testing
     static let aliceAddress = try! SocketAddress(ipAddress: "127.0.0.1", port: 51_000)
     static let bobAddress = try! SocketAddress(ipAddress: "127.0.0.1", port: 52_000)
 
-    static func check(_ credentials: ICELiteCredentials) throws -> ByteBuffer {
+    static func check(_ credentials: ICELiteCredentials, nominate: Bool = true) throws -> ByteBuffer {
         let request = STUNMessage(
             type: .bindingRequest,
-            attributes: [.username("\(credentials.localUfrag):\(credentials.remoteUfrag)"), .priority(1), .iceControlling(1), .useCandidate])
+            attributes: [.username("\(credentials.localUfrag):\(credentials.remoteUfrag)"), .priority(1), .iceControlling(1)]
+                + (nominate ? [.useCandidate] : []))
         return ByteBuffer(bytes: try request.encoded(integrityKey: Array(credentials.localPassword.utf8), fingerprint: true))
     }
 
@@ -55,6 +56,42 @@ import Testing
         #expect(nextPacket.timestamp &- packet.timestamp == 320)
         service.unlink("legA", "legB")
         #expect(service.route(ByteBuffer(bytes: try Self.rtp(5, ssrc: 1)), from: Self.aliceAddress) == nil)
+    }
+
+    /// A leg's client moves to another network (issue: calls that survive a network change): its
+    /// new address gets nothing and moves nothing until an authenticated check comes from it;
+    /// once verified it may send (make before break) while the other leg's media still goes to
+    /// the old address; its nomination moves that media; a forged nomination moves nothing.
+    @Test func aLegMovesToANewAddressOnlyByItsNomination() throws {
+        let service = MediaService()
+        try service.addBridgeLeg(Self.alice)
+        try service.addBridgeLeg(Self.bob)
+        _ = try #require(service.route(try Self.check(Self.alice), from: Self.aliceAddress))
+        _ = try #require(service.route(try Self.check(Self.bob), from: Self.bobAddress))
+        service.link("legA", "legB")
+        let aliceOnWifi = try SocketAddress(ipAddress: "127.0.0.1", port: 51_001)
+        // Bob's packet goes to alice's nominated address (within what alice sent from it: her
+        // first packet, dropped for want of bob's budget, earns her one).
+        _ = service.route(ByteBuffer(bytes: try Self.rtp(1, ssrc: 1)), from: Self.aliceAddress)
+        #expect(try #require(service.route(ByteBuffer(bytes: try Self.rtp(1, ssrc: 2)), from: Self.bobAddress)).1 == Self.aliceAddress)
+        // From the new address, before any check: media is dropped, a forged check refused.
+        #expect(service.route(ByteBuffer(bytes: try Self.rtp(2, ssrc: 1)), from: aliceOnWifi) == nil)
+        let forged = STUNMessage(
+            type: .bindingRequest, attributes: [.username("legA:alic"), .priority(1), .iceControlling(1), .useCandidate])
+        let refusal = try #require(service.route(
+            ByteBuffer(bytes: try forged.encoded(integrityKey: Array("notalicespassword0123456".utf8), fingerprint: true)), from: aliceOnWifi))
+        #expect(try STUNMessage(decoding: Array(refusal.0.readableBytesView)).errorCode?.code == 401)
+        #expect(service.peer(localUfrag: "legA") == Self.aliceAddress)
+        // An ordinary check verifies the new address: it may send, bob's media stays on the old one.
+        _ = try #require(service.route(try Self.check(Self.alice, nominate: false), from: aliceOnWifi))
+        #expect(service.isVerified(aliceOnWifi))
+        #expect(try #require(service.route(ByteBuffer(bytes: try Self.rtp(2, ssrc: 1)), from: aliceOnWifi)).1 == Self.bobAddress)
+        _ = service.route(ByteBuffer(bytes: try Self.rtp(3, ssrc: 1)), from: Self.aliceAddress)
+        #expect(try #require(service.route(ByteBuffer(bytes: try Self.rtp(2, ssrc: 2)), from: Self.bobAddress)).1 == Self.aliceAddress)
+        // The nomination moves bob's media to the new address.
+        _ = try #require(service.route(try Self.check(Self.alice), from: aliceOnWifi))
+        #expect(service.peer(localUfrag: "legA") == aliceOnWifi)
+        #expect(try #require(service.route(ByteBuffer(bytes: try Self.rtp(3, ssrc: 2)), from: Self.bobAddress)).1 == aliceOnWifi)
     }
 
     @Test func anEncryptedLegTakesOnlyWhatAuthenticatesAndSendsEncrypted() throws {

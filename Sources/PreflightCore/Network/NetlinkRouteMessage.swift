@@ -39,6 +39,20 @@ public enum NetlinkRouteMessage: Sendable, Hashable {
         /// `IFLA_OPERSTATE` (RFC 2863: 6 up, 2 down, 0 unknown…).
         public var operationalState: UInt8?
 
+        /// Creates a link record.
+        public init(
+            index: Int32, removed: Bool = false, name: String? = nil, flags: UInt32, hardwareType: UInt16, kind: String? = nil,
+            operationalState: UInt8? = nil
+        ) {
+            self.index = index
+            self.removed = removed
+            self.name = name
+            self.flags = flags
+            self.hardwareType = hardwareType
+            self.kind = kind
+            self.operationalState = operationalState
+        }
+
         /// `IFF_UP`, and the carrier (`IFF_RUNNING`, or `IFF_LOWER_UP`), and not operationally down.
         public var isUsable: Bool {
             flags & 0x1 != 0 && flags & (0x40 | 0x10000) != 0 && operationalState.map { $0 == 6 || $0 == 0 } ?? true

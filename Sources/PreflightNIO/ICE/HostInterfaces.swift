@@ -10,51 +10,50 @@ public enum HostInterfaces {
         url.contains("://127.") || url.contains("://localhost") || url.contains("://[::1]")
     }
 
-    /// The host addresses to offer, IPv4 first: every interface's IPv4 address, and its IPv6
-    /// addresses when `includesIPv6` (not link-local, whose scope a candidate cannot carry).
-    /// Loopback addresses when `loopback`, else the others; never empty of IPv4 (the wildcard or
-    /// 127.0.0.1 stands in).
+    /// The host addresses to offer, IPv4 first and each family in the reference's order of
+    /// network types (ETHERNET, LOOPBACK, WIFI, VPN, CELLULAR: ``NetworkType/preferenceRank``),
+    /// so that a more preferred network's candidates get the higher local preference: every
+    /// interface's IPv4 address, and its IPv6 addresses when `includesIPv6` (not link-local,
+    /// whose scope a candidate cannot carry). Loopback addresses when `loopback`, else the
+    /// others; never empty of IPv4 (the wildcard or 127.0.0.1 stands in). Types come from
+    /// ``NetworkTypeClassifier`` with the overrides of `PREFLIGHT_NETWORK_TYPES` (none when it
+    /// does not parse: the network monitor reports that error).
     public static func enumerate(loopback: Bool, includesIPv6: Bool) -> [ICEAgent.HostInterface] {
-        var addresses: [ICEAgent.HostInterface] = []
+        let classifier = NetworkTypeClassifier(overrides: (try? NetworkMonitor.environmentOverrides()) ?? NetworkTypeOverrides())
+        var addresses: [(interface: ICEAgent.HostInterface, rank: Int)] = []
         if let devices = try? System.enumerateDevices() {
             for device in devices {
                 guard let address = device.address, let ip = address.ipAddress else { continue }
                 let isIPv6 = address.protocol == .inet6
                 guard address.protocol == .inet || (isIPv6 && includesIPv6 && !ip.lowercased().hasPrefix("fe80")) else { continue }
                 let isLoopback = ip.hasPrefix("127.") || ip == "::1"
-                if isLoopback == loopback, !addresses.contains(where: { $0.address == ip }) {
-                    addresses.append(ICEAgent.HostInterface(
-                        address: ip, socket: isIPv6 ? .ipv6 : .ipv4, networkType: networkType(ip, device: device.name)))
+                if isLoopback == loopback, !addresses.contains(where: { $0.interface.address == ip }) {
+                    let type = networkType(ip, device: device.name, classifier: classifier)
+                    addresses.append((ICEAgent.HostInterface(address: ip, socket: isIPv6 ? .ipv6 : .ipv4, networkType: type.rawValue), type.preferenceRank))
                 }
             }
         }
-        if !addresses.contains(where: { $0.socket == .ipv4 }) {
+        if !addresses.contains(where: { $0.interface.socket == .ipv4 }) {
             let ip = loopback ? "127.0.0.1" : "0.0.0.0"
-            addresses.insert(ICEAgent.HostInterface(address: ip, socket: .ipv4, networkType: networkType(ip)), at: 0)
+            let type = networkType(ip, classifier: classifier)
+            addresses.insert((ICEAgent.HostInterface(address: ip, socket: .ipv4, networkType: type.rawValue), type.preferenceRank), at: 0)
         }
-        // IPv4 first: the edge's candidates are IPv4 unless it runs on IPv6.
-        return addresses.filter { $0.socket == .ipv4 } + addresses.filter { $0.socket == .ipv6 }
+        // IPv4 first: the edge's candidates are IPv4 unless it runs on IPv6. Then by network type
+        // (a stable sort: the system's order within a type).
+        let ordered = addresses.enumerated().sorted {
+            ($0.element.interface.socket == .ipv4 ? 0 : 1, $0.element.rank, $0.offset)
+                < ($1.element.interface.socket == .ipv4 ? 0 : 1, $1.element.rank, $1.offset)
+        }
+        return ordered.map(\.element.interface)
     }
 
-    /// The interface's kind as WebRTC names it: from Linux's sysfs (ARPHRD type 772 is loopback,
-    /// 1 Ethernet, a `wireless` directory Wi-Fi, `tun`/`wg`/`ppp` names VPN); else from the address.
-    public static func networkType(_ ip: String, device: String = "") -> String {
-        let byAddress = ICEAgent.networkType(ofAddress: ip)
-        if byAddress == "Loopback" { return byAddress }
+    /// The interface's type: a loopback address is loopback; else ``NetworkTypeClassifier`` on
+    /// what sysfs says of `device` (Linux), or `unknown` where nothing is known.
+    static func networkType(_ ip: String, device: String = "", classifier: NetworkTypeClassifier) -> NetworkType {
+        if ICEAgent.networkType(ofAddress: ip) == "Loopback" { return .loopback }
         #if os(Linux)
-            if !device.isEmpty, !device.contains("/") {
-                let base = "/sys/class/net/\(device)"
-                if FileManager.default.fileExists(atPath: base + "/wireless") { return "Wifi" }
-                if device.hasPrefix("tun") || device.hasPrefix("wg") || device.hasPrefix("ppp") { return "Vpn" }
-                if let type = try? String(contentsOfFile: base + "/type", encoding: .utf8) {
-                    switch type.trimmingCharacters(in: .whitespacesAndNewlines) {
-                    case "1": return "Ethernet"
-                    case "772": return "Loopback"
-                    default: break
-                    }
-                }
-            }
+            if !device.isEmpty { return classifier.classify(SysfsInterfaceFacts.facts(ofInterface: device)) }
         #endif
-        return byAddress
+        return classifier.overrides.type(of: device) ?? .unknown
     }
 }

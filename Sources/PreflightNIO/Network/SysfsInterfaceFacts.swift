@@ -8,10 +8,32 @@ import PreflightCore
 /// netlink facts alone decide.
 enum SysfsInterfaceFacts {
     static func facts(of link: NetlinkRouteMessage.Link, root: String = "/sys/class/net") -> NetworkInterfaceFacts {
-        var facts = NetworkInterfaceFacts(
+        let facts = NetworkInterfaceFacts(
             name: link.name ?? "", hardwareType: link.hardwareType, isLoopback: link.isLoopback, linkKind: link.kind)
-        // A kernel name never holds "/", but the parser is not the kernel's only possible voice.
-        guard let name = link.name, !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { return facts }
+        return adding(to: facts, root: root)
+    }
+
+    /// The facts of interface `name` from sysfs alone (its hardware type from `type`): for a
+    /// caller that knows only the name.
+    static func facts(ofInterface name: String, root: String = "/sys/class/net") -> NetworkInterfaceFacts {
+        var facts = NetworkInterfaceFacts(name: name)
+        if isSafe(name), let type = try? String(contentsOfFile: "\(root)/\(name)/type", encoding: .utf8) {
+            facts.hardwareType = UInt16(type.trimmingCharacters(in: .whitespacesAndNewlines))
+            facts.isLoopback = facts.hardwareType == 772
+        }
+        return adding(to: facts, root: root)
+    }
+
+    /// A name that stays inside sysfs's directory: a kernel name never holds "/", but the
+    /// parser is not the kernel's only possible voice.
+    static func isSafe(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("/") && name != "." && name != ".."
+    }
+
+    static func adding(to facts: NetworkInterfaceFacts, root: String) -> NetworkInterfaceFacts {
+        var facts = facts
+        let name = facts.name
+        guard isSafe(name) else { return facts }
         let base = "\(root)/\(name)"
         let files = FileManager.default
         facts.isWireless = files.fileExists(atPath: base + "/wireless") || files.fileExists(atPath: base + "/phy80211")
