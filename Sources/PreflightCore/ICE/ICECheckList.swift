@@ -74,6 +74,9 @@ public struct ICECheckList: Sendable {
         public internal(set) var mappedAddress: TransportAddress?
         /// The STUN error of a refused check.
         public internal(set) var error: STUNErrorCode?
+        /// Whether its local candidate's network went away (``ICECheckList/retire(where:)``): failed
+        /// for good, never checked again.
+        public internal(set) var retired = false
     }
 
     /// What to send.
@@ -111,7 +114,8 @@ public struct ICECheckList: Sendable {
 
     /// The configuration.
     public let configuration: Configuration
-    /// The pairs, highest priority first.
+    /// The pairs: highest priority first as formed, then those of candidates added later
+    /// (``add(local:at:remote:)``) in the order added. Every choice between pairs goes by priority.
     public private(set) var pairs: [Pair]
     /// The selected (nominated) pair, once a nomination succeeded.
     public private(set) var selected: Int?
@@ -204,28 +208,40 @@ public struct ICECheckList: Sendable {
         func include(_ time: Double) { deadline = deadline.map { min($0, time) } ?? time }
         let paced = lastPaced.map { $0 + configuration.pacing - 1e-9 } ?? -.infinity
         if pairs.contains(where: { $0.state == .waiting || $0.state == .frozen }) { include(paced) }
-        if selected == nil || renominate, nominating == nil, let firstValid,
-            let best = pairs.indices.first(where: { pairs[$0].state == .succeeded })
-        {
-            let betterPending = pairs[..<best].contains { $0.state != .failed }
-            include(max(paced, betterPending ? firstValid + configuration.nominationDelay : -.infinity))
+        if selected == nil || renominate, nominating == nil, let firstValid, let best = best(where: { $0.state == .succeeded }) {
+            include(max(paced, betterPending(than: best) ? firstValid + configuration.nominationDelay : -.infinity))
         }
         return deadline
     }
 
+    /// The highest-priority pair that `matches`.
+    func best(where matches: (Pair) -> Bool) -> Int? {
+        var found: Int?
+        for index in pairs.indices where matches(pairs[index]) {
+            if let current = found, pairs[current].priority >= pairs[index].priority { continue }
+            found = index
+        }
+        return found
+    }
+
+    /// Whether a pair of higher priority than `index` may still validate.
+    func betterPending(than index: Int) -> Bool {
+        let priority = pairs[index].priority
+        return pairs.contains { $0.priority > priority && $0.state != .failed }
+    }
+
     mutating func nextNomination(now: Double) -> Check? {
         guard selected == nil || renominate, nominating == nil, let firstValid else { return nil }
-        guard let best = pairs.indices.first(where: { pairs[$0].state == .succeeded }) else { return nil }
+        guard let best = best(where: { $0.state == .succeeded }) else { return nil }
         // Wait while a better pair may still validate, but not past the nomination delay.
-        let betterPending = pairs[..<best].contains { $0.state != .failed }
-        guard !betterPending || now >= firstValid + configuration.nominationDelay else { return nil }
+        guard !betterPending(than: best) || now >= firstValid + configuration.nominationDelay else { return nil }
         nominating = best
         return start(pair: best, useCandidate: true, consent: false, now: now)
     }
 
     mutating func nextOrdinaryCheck(now: Double) -> Check? {
-        var index = pairs.indices.first { pairs[$0].state == .waiting }
-        if index == nil { index = pairs.indices.first { pairs[$0].state == .frozen } }
+        var index = best { $0.state == .waiting }
+        if index == nil { index = best { $0.state == .frozen } }
         guard let index else { return nil }
         pairs[index].state = .inProgress
         return start(pair: index, useCandidate: false, consent: false, now: now)
@@ -243,7 +259,7 @@ public struct ICECheckList: Sendable {
     /// A consent freshness check on the selected pair (RFC 7675), retransmitted like any check;
     /// `nil` before a pair is selected.
     public mutating func consentCheck(now: Double) -> Check? {
-        guard let selected else { return nil }
+        guard let selected, !pairs[selected].retired else { return nil }
         return start(pair: selected, useCandidate: false, consent: true, now: now)
     }
 
@@ -255,11 +271,61 @@ public struct ICECheckList: Sendable {
         nominating = nil
         firstValid = nil
         lastPaced = nil
-        for index in pairs.indices {
+        for index in pairs.indices where !pairs[index].retired {
             pairs[index].state = .waiting
             pairs[index].error = nil
         }
         renominate = true
+    }
+
+    /// A local candidate added while checking (a network that appeared): its pairs with the
+    /// remote candidates, formed as ``init(local:remote:configuration:)`` forms them, are added
+    /// waiting, while fewer than ``Configuration/maximumPairs`` pairs are live (not retired). The
+    /// best valid pair is then nominated anew: media moves to a new pair when it validates with a
+    /// higher priority than the selected one, and stays where it is otherwise.
+    /// - Parameters:
+    ///   - local: the candidate; `at`: its index in the agent's list.
+    ///   - remote: the remote candidates, in their list's order.
+    /// - Returns: how many pairs were added.
+    @discardableResult
+    public mutating func add(local: ICECandidate, at localIndex: Int, remote: [ICECandidate]) -> Int {
+        guard local.type != .serverReflexive else { return 0 }
+        var added = 0
+        for (r, remoteCandidate) in remote.enumerated()
+        where remoteCandidate.transport == "udp" && Self.isIPv6(local.address) == Self.isIPv6(remoteCandidate.address)
+            && local.component == remoteCandidate.component
+        {
+            guard pairs.lazy.filter({ !$0.retired }).count < max(0, configuration.maximumPairs) else { break }
+            guard !pairs.contains(where: { $0.local == localIndex && $0.remote == r }) else { continue }
+            pairs.append(Pair(
+                local: localIndex, remote: r, priority: Self.pairPriority(controlling: local.priority, controlled: remoteCandidate.priority),
+                foundation: local.foundation + ":" + remoteCandidate.foundation, state: .waiting))
+            added += 1
+        }
+        if added > 0 {
+            renominate = true
+            // The nomination delay counts from the first pair that validates from now on.
+            firstValid = nil
+        }
+        return added
+    }
+
+    /// The pairs that `matches` (those of a network that went away) fail for good: their
+    /// outstanding checks are dropped and they are never checked again. The selected pair may be
+    /// among them: it stays ``selected`` (no consent check goes on it) until another nomination
+    /// succeeds.
+    /// - Returns: whether the selected pair was retired.
+    @discardableResult
+    public mutating func retire(where matches: (Pair) -> Bool) -> Bool {
+        var retired = Set<Int>()
+        for index in pairs.indices where matches(pairs[index]) {
+            pairs[index].retired = true
+            pairs[index].state = .failed
+            retired.insert(index)
+        }
+        transactions = transactions.filter { !retired.contains($0.value.pair) }
+        if let nominating, retired.contains(nominating) { self.nominating = nil }
+        return selected.map(retired.contains) ?? false
     }
 
     /// Whether `id` is one of this check list's outstanding transactions.

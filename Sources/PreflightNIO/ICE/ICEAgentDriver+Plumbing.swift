@@ -148,7 +148,11 @@ extension ICEAgentDriver {
         switch transport {
         case .udp(let socket, let destination):
             guard let address = destination.socketAddress else { return }
-            (socket == .ipv6 ? ipv6Socket : self.socket)?.send(bytes, to: address)
+            switch socket {
+            case .ipv4: self.socket.send(bytes, to: address)
+            case .ipv6: ipv6Socket?.send(bytes, to: address)
+            default: networkSockets.withLock { $0.sockets[socket]?.socket }?.send(bytes, to: address)
+            }
         case .stream(let id):
             streams.withLock { $0[id] }?.send(bytes)
         }

@@ -44,6 +44,8 @@ public final class ICEAgentDriver: Sendable {
     let socket: MediaSocket
     let ipv6Socket: MediaSocket?
     let streams = Mutex<[ICEAgent.ServerID: TURNStreamConnection]>([:])
+    /// The sockets of networks that appeared during the run (``addNetwork(_:)``).
+    let networkSockets = Mutex(NetworkSockets())
     let work: AsyncStream<Work>
     let workContinuation: AsyncStream<Work>.Continuation
     let logger: Logger
@@ -205,6 +207,7 @@ public final class ICEAgentDriver: Sendable {
         workContinuation.finish()
         await socket.close()
         await ipv6Socket?.close()
+        for entry in networkSockets.withLock({ $0.removeAll() }) { await entry.socket.close() }
     }
 }
 

@@ -42,19 +42,24 @@ public final class MediaSocket: Sendable {
     ///   - receiveBufferSize: the socket's `SO_RCVBUF`, bytes; `nil` (the system's default) by default.
     ///   - receive: receives each datagram; nothing after the socket closed.
     /// - Throws: ``PreflightError`` `.socketBindFailed` when the socket cannot be bound.
+    ///   - interfaceIndex: the interface unicast datagrams leave by, whatever the routing table
+    ///     says (Linux `IP_UNICAST_IF`, Apple `IP_BOUND_IF`; IPv4): a network's own socket sends
+    ///     by that network. `nil` (the routing table decides) by default; ignored where the system
+    ///     refuses it.
     public static func bind(
-        host: String, receiveBufferSize: Int? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        receive: @escaping @Sendable (Datagram) -> Void
+        host: String, receiveBufferSize: Int? = nil, interfaceIndex: Int? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, receive: @escaping @Sendable (Datagram) -> Void
     ) async throws(PreflightError) -> MediaSocket {
         let (stream, continuation) = AsyncStream<Datagram>.makeStream()
         continuation.finish()
         return try await bind(
-            host: host, port: 0, receiveBufferSize: receiveBufferSize, group: group, stream: stream,
+            host: host, port: 0, receiveBufferSize: receiveBufferSize, interfaceIndex: interfaceIndex, group: group, stream: stream,
             receiver: Receiver(deliver: receive, finish: {}))
     }
 
     private static func bind(
-        host: String, port: Int, receiveBufferSize: Int?, group: any EventLoopGroup, stream: AsyncStream<Datagram>, receiver: Receiver
+        host: String, port: Int, receiveBufferSize: Int?, interfaceIndex: Int? = nil, group: any EventLoopGroup,
+        stream: AsyncStream<Datagram>, receiver: Receiver
     ) async throws(PreflightError) -> MediaSocket {
         do {
             var bootstrap = DatagramBootstrap(group: group)
@@ -70,6 +75,23 @@ public final class MediaSocket: Sendable {
                 }
                 .bind(host: host, port: port)
                 .get()
+            if let interfaceIndex, let index = UInt32(exactly: interfaceIndex), !host.contains(":"),
+                let options = channel as? any SocketOptionProvider
+            {
+                // An int of exactly its size (the kernel refuses another length). Refused (an old
+                // kernel): the routing table decides, as for any socket.
+                #if os(Linux)
+                    // IP_UNICAST_IF (50): the index in network byte order.
+                    try? await options.unsafeSetSocketOption(
+                        level: .ip, name: NIOBSDSocket.Option(rawValue: 50), value: CInt(bitPattern: index.bigEndian)
+                    ).get()
+                #elseif canImport(Darwin)
+                    // IP_BOUND_IF (25): the index in host order.
+                    try? await options.unsafeSetSocketOption(
+                        level: .ip, name: NIOBSDSocket.Option(rawValue: 25), value: CInt(bitPattern: index)
+                    ).get()
+                #endif
+            }
             return MediaSocket(channel: channel, datagrams: stream)
         } catch {
             receiver.finish()

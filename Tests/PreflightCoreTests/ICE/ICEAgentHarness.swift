@@ -17,6 +17,8 @@ struct ICEAgentHarness {
     var answering = true
     /// The agent's deadlines ``run(until:)`` polled at.
     var polls = 0
+    /// The local address of each socket (what the peer's answers report as mapped).
+    var socketAddresses: [ICEAgent.Socket: TransportAddress] = [.ipv4: local]
 
     init(configuration: ICEAgent.Configuration = ICEAgent.Configuration(), seed: UInt64 = 1) {
         agent = ICEAgent(configuration: configuration, localUfrag: "ufrag", localPassword: "password-0123456789ab", seed: seed)
@@ -102,16 +104,17 @@ struct ICEAgentHarness {
             guard let request = try? STUNMessage(decoding: entry.bytes), request.type == .bindingRequest,
                 request.username?.hasPrefix(remoteUfrag) == true
             else { continue }
-            let response = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(Self.local)])
+            guard case .udp(let socket, _) = entry.transport, let mapped = socketAddresses[socket] else { continue }
+            let response = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(mapped)])
             guard let bytes = try? response.encoded(integrityKey: STUNIntegrityKey(Array(remotePassword.utf8)), fingerprint: true) else { continue }
-            deliver(bytes)
+            deliver(bytes, on: socket)
         }
     }
 
-    /// A datagram from the remote host to the agent's IPv4 socket.
+    /// A datagram from the remote host to one of the agent's sockets (the IPv4 one by default).
     @discardableResult
-    mutating func deliver(_ bytes: [UInt8], from source: TransportAddress = remoteHost) -> ICEAgent.Inbound {
-        let inbound = bytes.withUnsafeBytes { agent.receive($0, from: source, on: .ipv4, now: now) }
+    mutating func deliver(_ bytes: [UInt8], from source: TransportAddress = remoteHost, on socket: ICEAgent.Socket = .ipv4) -> ICEAgent.Inbound {
+        let inbound = bytes.withUnsafeBytes { agent.receive($0, from: source, on: socket, now: now) }
         collect()
         return inbound
     }

@@ -1,11 +1,35 @@
 extension ICEAgent {
     /// One of the agent's UDP sockets, which the driver binds: candidates name the socket they
     /// send from, and the agent names it in every datagram it asks to send.
-    public enum Socket: Sendable, Hashable, CaseIterable {
+    ///
+    /// Two are bound at the start on every interface (``ipv4``, ``ipv6``); a network that appears
+    /// during a run gets sockets of its own, bound to its addresses
+    /// (``ICEAgent/addHosts(_:sockets:now:)``), which go with it (``ICEAgent/removeSockets(_:now:)``).
+    public struct Socket: Sendable, Hashable, CustomStringConvertible {
+        /// The socket's number: 0 and 1 for ``ipv4`` and ``ipv6``, others for a network's own.
+        public let id: Int
+        /// Its address family.
+        public let family: TransportAddress.Family
+
+        /// Names a socket.
+        public init(id: Int, family: TransportAddress.Family) {
+            self.id = id
+            self.family = family
+        }
+
         /// The IPv4 socket: IPv4 host and server-reflexive candidates, TURN over UDP.
-        case ipv4
+        public static let ipv4 = Socket(id: 0, family: .ipv4)
         /// The IPv6 socket (IPv6 host and server-reflexive candidates), when the host has IPv6.
-        case ipv6
+        public static let ipv6 = Socket(id: 1, family: .ipv6)
+
+        /// "ipv4", "ipv6", or "socket 3 (IPv4)".
+        public var description: String {
+            switch self {
+            case .ipv4: "ipv4"
+            case .ipv6: "ipv6"
+            default: "socket \(id) (\(family == .ipv4 ? "IPv4" : "IPv6"))"
+            }
+        }
     }
 
     /// A STUN or TURN server of the agent, numbered in the order the servers were given.
@@ -72,7 +96,7 @@ extension ICEAgent {
     public struct HostInterface: Sendable, Hashable {
         /// The IP address.
         public var address: String
-        /// The socket whose port the candidate has: `.ipv4` or `.ipv6`.
+        /// The socket whose port the candidate has: `.ipv4` or `.ipv6`, or a network's own.
         public var socket: Socket
         /// WebRTC's name of the interface's kind: "Ethernet", "Wifi", "Loopback", "Vpn", "Unknown"…
         public var networkType: String

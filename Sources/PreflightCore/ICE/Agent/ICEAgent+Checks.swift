@@ -93,8 +93,9 @@ extension ICEAgent {
     mutating func pollChecks(now: Double) {
         guard var checkList, let remoteParameters else { return }
         var checks = checkList.poll(now: now)
-        if let next = nextConsent, now >= next, let consent = checkList.consentCheck(now: now) {
-            checks.append(consent)
+        if let next = nextConsent, now >= next {
+            // None while the selected pair's network is gone: the next is scheduled all the same.
+            if let consent = checkList.consentCheck(now: now) { checks.append(consent) }
             scheduleConsent(now: now)
         }
         self.checkList = checkList
@@ -170,6 +171,12 @@ extension ICEAgent {
         guard let checkList, phase == .checking || phase == .connected else { return }
         let pair = checkList.pairs[index]
         let wasSelected = selected != nil
+        // The same pair nominated again (a new network's pairs did not beat it): nothing changed.
+        if selected == index, disconnectedSince == nil, phase == .connected {
+            lastConsent = now
+            lastReceived = now
+            return
+        }
         selected = index
         let local = locals[validLocal[index] ?? pair.local].stats
         let remote = remotes[pair.remote].stats
@@ -196,16 +203,7 @@ extension ICEAgent {
     mutating func checkLiveness(now: Double) {
         guard phase == .connected, watchesLiveness, let last = lastReceived else { return }
         if disconnectedSince == nil, now >= last + configuration.disconnectTimeout.inSeconds {
-            disconnectedSince = now
-            mark(.iceConnectionState, "disconnected", now: now)
-            let error = PreflightError(
-                code: .mediaConnectionFailed,
-                message: "media: nothing received from \(configuration.peerName) for \(configuration.disconnectTimeout); checking every candidate pair again")
-            emit(.disconnected(error, at: now))
-            checkList?.restart(now: now)
-            nextConsent = now
-            // The first checks go now, not at the next deadline.
-            pollChecks(now: now)
+            disconnect(because: "nothing received from \(configuration.peerName) for \(configuration.disconnectTimeout)", now: now)
         }
         if disconnectedSince != nil, let consent = lastConsent, now >= consent + configuration.consentTimeout.inSeconds {
             fail(PreflightError(
@@ -213,6 +211,20 @@ extension ICEAgent {
                 message: "ICE: consent expired: no answer on the selected pair for \(configuration.consentTimeout) (RFC 7675), and no other pair answered"),
                 now: now)
         }
+    }
+
+    /// Media is lost (`why`): disconnected, every live pair is checked again at once and the
+    /// best that answers nominated; the consent timeout then fails ICE.
+    mutating func disconnect(because why: String, now: Double) {
+        guard phase == .connected, disconnectedSince == nil else { return }
+        disconnectedSince = now
+        mark(.iceConnectionState, "disconnected", now: now)
+        let error = PreflightError(code: .mediaConnectionFailed, message: "media: \(why); checking every candidate pair again")
+        emit(.disconnected(error, at: now))
+        checkList?.restart(now: now)
+        nextConsent = now
+        // The first checks go now, not at the next deadline.
+        pollChecks(now: now)
     }
 
     /// The remote side falls silent on purpose from now on (the media ended): silence no longer

@@ -19,7 +19,9 @@ extension ICEAgent {
         if !relayOnly {
             for (index, host) in hosts.enumerated() {
                 guard let base = sockets[host.socket] else { continue }
-                let priority = ICECandidate.priority(typePreference: 126, localPreference: 65535 - index, component: configuration.component)
+                let priority = ICECandidate.priority(
+                    typePreference: 126, localPreference: Self.hostLocalPreference(networkType: host.networkType, index: index),
+                    component: configuration.component)
                 addLocal(ICECandidateStats(
                     candidateType: .host, networkId: index + 1, priority: Int(priority), networkType: host.networkType,
                     ip: host.address, isRemote: false, port: Int(base.port)), path: .socket(host.socket), now: now)
@@ -162,6 +164,15 @@ extension ICEAgent {
         } else if let address = server.address {
             transmit(bytes, .udp(Self.socket(for: address), to: address))
         }
+    }
+
+    /// A host candidate's local preference: the network's type first, in the TVOCall reference's
+    /// order (ETHERNET, LOOPBACK, WIFI, VPN, CELLULAR: ``NetworkType/preferenceRank``), 4,096
+    /// apart, then the interface's place (`index`) within the type: 65,535 for the first
+    /// Ethernet address, 57,343 for the first Wi-Fi one, 45,055 for the first cellular one.
+    static func hostLocalPreference(networkType: String, index: Int) -> Int {
+        let rank = (NetworkType(rawValue: networkType) ?? .unknown).preferenceRank
+        return 65535 - rank * 4096 - min(max(0, index), 4095)
     }
 
     /// The socket that reaches `address`: the IPv6 one for IPv6.

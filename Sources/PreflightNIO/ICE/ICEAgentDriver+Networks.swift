@@ -1,0 +1,74 @@
+import Logging
+import PreflightCore
+import Synchronization
+
+/// The sockets a driver bound for networks that appeared during its run.
+struct NetworkSockets: Sendable {
+    /// Each socket, with the interface it belongs to.
+    var sockets: [ICEAgent.Socket: (socket: MediaSocket, interface: String)] = [:]
+    /// The next socket's number (0 and 1 are the sockets bound on every interface).
+    var nextID = 2
+
+    /// Takes every socket out.
+    mutating func removeAll() -> [(socket: MediaSocket, interface: String)] {
+        defer { sockets.removeAll() }
+        return Array(sockets.values)
+    }
+}
+
+extension ICEAgentDriver {
+    /// A network appeared (``NetworkMonitor``): a socket is bound to each of its addresses, its
+    /// datagrams leaving by the network's interface (`IP_UNICAST_IF`), and the agent offers them
+    /// as host candidates and checks them while media goes on as it goes
+    /// (``ICEAgent/addHosts(_:sockets:now:)``: a more preferred network takes the media once its
+    /// pair validates). Loopback addresses only for a loopback edge, and none else for one; IPv6
+    /// ones only when the driver binds IPv6.
+    /// - Returns: the candidates added, to tell the remote side; none when nothing could be bound.
+    @discardableResult
+    public func addNetwork(_ network: HostNetwork) async -> [ICECandidate] {
+        var hosts: [ICEAgent.HostInterface] = []
+        var bound: [ICEAgent.Socket: TransportAddress] = [:]
+        for address in network.addresses {
+            let isIPv6 = address.contains(":")
+            let isLoopback = address.hasPrefix("127.") || address == "::1"
+            guard isLoopback == configuration.offersLoopback, !isIPv6 || ipv6Socket != nil else { continue }
+            let socket = networkSockets.withLock { sockets in
+                defer { sockets.nextID += 1 }
+                return ICEAgent.Socket(id: sockets.nextID, family: isIPv6 ? .ipv6 : .ipv4)
+            }
+            let media: MediaSocket
+            do throws(PreflightError) {
+                media = try await MediaSocket.bind(
+                    host: address, receiveBufferSize: configuration.receiveBufferSize, interfaceIndex: network.interfaceIndex
+                ) { [weak self] in self?.received($0, on: socket) }
+            } catch {
+                logger.info("ICE: no socket on \(network.interfaceName)'s \(address): \(error)")
+                continue
+            }
+            guard let local = media.localAddress.flatMap({ TransportAddress($0) }) else {
+                await media.close()
+                continue
+            }
+            networkSockets.withLock { $0.sockets[socket] = (media, network.interfaceName) }
+            hosts.append(ICEAgent.HostInterface(address: address, socket: socket, networkType: network.type.rawValue))
+            bound[socket] = local
+        }
+        guard !hosts.isEmpty else { return [] }
+        var added: [ICECandidate] = []
+        update { added = $0.addHosts(hosts, sockets: bound, now: self.seconds(.now)) }
+        return added
+    }
+
+    /// A network went away: the agent drops its pairs (``ICEAgent/removeNetwork(sockets:addresses:now:)``:
+    /// when media went by it, the agent reconnects on what is left at once) and the sockets
+    /// ``addNetwork(_:)`` bound for it close.
+    public func removeNetwork(_ network: HostNetwork) async {
+        let gone = networkSockets.withLock { state in
+            let gone = state.sockets.filter { $0.value.interface == network.interfaceName }
+            for socket in gone.keys { state.sockets[socket] = nil }
+            return gone
+        }
+        update { $0.removeNetwork(sockets: Set(gone.keys), addresses: Set(network.addresses), now: self.seconds(.now)) }
+        for entry in gone.values { await entry.socket.close() }
+    }
+}

@@ -1,0 +1,128 @@
+import PreflightCore
+import Testing
+
+/// Networks coming and going during a run, on a fake clock: a more preferred network takes the
+/// media once its pair validates (make before break), a less preferred one does not, the
+/// selected network going away reconnects on what is left at once, and a run left without a
+/// network waits for one until consent expires.
+@Suite struct ICEAgentNetworkChangeTests {
+    static let wifiSocket = ICEAgent.Socket(id: 2, family: .ipv4)
+    static let wifiAddress = TransportAddress(ipv4: 10, 0, 2, 1, port: 6000)
+    static let wifi = ICEAgent.HostInterface(address: "10.0.2.1", socket: wifiSocket, networkType: "Wifi")
+    static let cellular = ICEAgent.HostInterface(address: "10.0.0.1", socket: .ipv4, networkType: "Cellular")
+
+    /// An agent connected over cellular (its host on the IPv4 socket), at t = 2.
+    static func connectedOnCellular() throws -> ICEAgentHarness {
+        var harness = ICEAgentHarness()
+        harness.gather(hosts: [cellular])
+        try harness.connect()
+        harness.run(until: 2)
+        #expect(harness.firstEvent { if case .connected = $0 { true } else { false } } != nil)
+        return harness
+    }
+
+    /// Wi-Fi appears at t = 2.
+    static func addWifi(_ harness: inout ICEAgentHarness) -> [ICECandidate] {
+        harness.socketAddresses[wifiSocket] = wifiAddress
+        let before = harness.transmitted.count
+        let added = harness.agent.addHosts([wifi], sockets: [wifiSocket: wifiAddress], now: harness.now)
+        harness.collect()
+        harness.answerChecks(from: before)
+        return added
+    }
+
+    func pairChanges(_ harness: ICEAgentHarness) -> [(time: Double, ip: String)] {
+        harness.events.compactMap { if case .pairChanged(let pair, let at) = $0.event { (at, pair.localCandidate.ip) } else { nil } }
+    }
+
+    @Test func aMorePreferredNetworkTakesTheMediaWithoutALoss() throws {
+        var harness = try Self.connectedOnCellular()
+        let cellularRoute = harness.agent.mediaRoute
+        let added = Self.addWifi(&harness)
+        #expect(added.map(\.address) == ["10.0.2.1"] && added.first?.port == 6000)
+        let cellularPriority = try #require(harness.agent.localCandidates.first?.priority)
+        #expect(try #require(added.first?.priority) > cellularPriority, "Wi-Fi's host candidate outranks cellular's")
+        // Media keeps its route while the new pair is checked.
+        #expect(harness.agent.mediaRoute == cellularRoute)
+        harness.run(until: 3)
+        let changes = pairChanges(harness)
+        #expect(changes.map(\.ip) == ["10.0.2.1"])
+        // Checked at once and nominated in the next pacing slot: within 0.1 s of the network.
+        #expect((changes.first?.time ?? 99) - 2 <= 0.1 + 1e-9, "switched at \(changes.first?.time ?? -1)")
+        #expect(harness.agent.mediaRoute == ICEAgent.Route(transport: .udp(Self.wifiSocket, to: ICEAgentHarness.remoteHost)))
+        #expect(!harness.events.contains { if case .disconnected = $0.event { true } else { false } }, "nothing was lost")
+        // Media arrives on the new socket now, not on the old one.
+        let rtp: [UInt8] = [0x80, 0x00, 0x00, 0x01] + [UInt8](repeating: 0, count: 8)
+        #expect(harness.deliver(rtp, on: Self.wifiSocket) == .media)
+        #expect(harness.deliver(rtp, on: .ipv4) == .consumed)
+        harness.run(until: 10)
+        #expect(pairChanges(harness).count == 1, "consent on the new pair changes nothing")
+    }
+
+    @Test func aLessPreferredNetworkDoesNotTakeTheMedia() throws {
+        var harness = ICEAgentHarness()
+        harness.socketAddresses[Self.wifiSocket] = Self.wifiAddress
+        harness.gather(hosts: [ICEAgent.HostInterface(address: "10.0.0.1", socket: .ipv4, networkType: "Wifi")])
+        try harness.connect()
+        harness.run(until: 2)
+        let route = harness.agent.mediaRoute
+        let cellularSocket = ICEAgent.Socket(id: 3, family: .ipv4)
+        let cellularAddress = TransportAddress(ipv4: 10, 0, 3, 1, port: 6100)
+        harness.socketAddresses[cellularSocket] = cellularAddress
+        let before = harness.transmitted.count
+        let added = harness.agent.addHosts(
+            [ICEAgent.HostInterface(address: "10.0.3.1", socket: cellularSocket, networkType: "Cellular")],
+            sockets: [cellularSocket: cellularAddress], now: harness.now)
+        harness.collect()
+        harness.answerChecks(from: before)
+        harness.run(until: 5)
+        #expect(added.count == 1)
+        #expect(pairChanges(harness).isEmpty)
+        #expect(harness.agent.mediaRoute == route)
+        #expect(harness.agent.pairRecords.contains { $0.localCandidate.ip == "10.0.3.1" && $0.state == "succeeded" }, "checked, ready")
+    }
+
+    @Test func theSelectedNetworkGoingAwayReconnectsOnTheOtherAtOnce() throws {
+        var harness = try Self.connectedOnCellular()
+        _ = Self.addWifi(&harness)
+        harness.run(until: 3)
+        #expect(pairChanges(harness).map(\.ip) == ["10.0.2.1"])
+        harness.agent.removeNetwork(sockets: [Self.wifiSocket], addresses: ["10.0.2.1"], now: harness.now)
+        harness.collect()
+        harness.answerChecks(from: 0)
+        harness.run(until: 5)
+        let disconnected = try #require(harness.firstEvent { if case .disconnected = $0 { true } else { false } })
+        #expect(disconnected.time == 3, "disconnected when the network went, not after the media timeout")
+        let reconnected = try #require(harness.firstEvent { if case .reconnected = $0 { true } else { false } })
+        guard case .reconnected(let pair, let at) = reconnected.event else { return }
+        #expect(pair.localCandidate.ip == "10.0.0.1")
+        #expect(at - 3 <= 0.1 + 1e-9, "reconnected at \(at)")
+        #expect(harness.agent.mediaRoute == ICEAgent.Route(transport: .udp(.ipv4, to: ICEAgentHarness.remoteHost)))
+        // Nothing is sent from the gone socket after it went.
+        #expect(!harness.transmitted.contains { $0.time > 3 && $0.transport == .udp(Self.wifiSocket, to: ICEAgentHarness.remoteHost) })
+        #expect(harness.agent.pairRecords.contains { $0.localCandidate.ip == "10.0.2.1" && $0.state == "failed" })
+    }
+
+    @Test func withoutANetworkTheRunWaitsForOneUntilConsentExpires() throws {
+        // The only network comes back after 5 s: reconnected at once.
+        var harness = try Self.connectedOnCellular()
+        harness.agent.removeNetwork(sockets: [], addresses: ["10.0.0.1"], now: harness.now)
+        harness.collect()
+        harness.run(until: 7)
+        #expect(harness.firstEvent { if case .disconnected = $0 { true } else { false } }?.time == 2)
+        #expect(harness.agent.phase == .connected && harness.agent.disconnectedSince == 2)
+        _ = Self.addWifi(&harness)
+        harness.run(until: 8)
+        let reconnected = try #require(harness.firstEvent { if case .reconnected = $0 { true } else { false } })
+        #expect(reconnected.time - 7 <= 0.1 + 1e-9)
+
+        // It never comes back: ICE fails with the consent timeout (30 s after the last answer).
+        var alone = try Self.connectedOnCellular()
+        alone.agent.removeNetwork(sockets: [], addresses: ["10.0.0.1"], now: alone.now)
+        alone.collect()
+        alone.run(until: 40)
+        let failed = try #require(alone.firstEvent { if case .failed = $0 { true } else { false } })
+        #expect(failed.time > 30 && failed.time <= 32.1, "failed at \(failed.time)")
+        #expect(alone.agent.phase == .failed)
+    }
+}
