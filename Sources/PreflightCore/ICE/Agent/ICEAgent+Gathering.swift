@@ -18,13 +18,7 @@ extension ICEAgent {
         let relayOnly = configuration.transportPolicy == .relay
         if !relayOnly {
             for (index, host) in hosts.enumerated() {
-                guard let base = sockets[host.socket] else { continue }
-                let priority = ICECandidate.priority(
-                    typePreference: 126, localPreference: Self.hostLocalPreference(networkType: host.networkType, index: index),
-                    component: configuration.component)
-                addLocal(ICECandidateStats(
-                    candidateType: .host, networkId: index + 1, priority: Int(priority), networkType: host.networkType,
-                    ip: host.address, isRemote: false, port: Int(base.port)), path: .socket(host.socket), now: now)
+                addHost(host, index: index, now: now)
             }
         }
         for server in iceServers {
@@ -164,6 +158,20 @@ extension ICEAgent {
         } else if let address = server.address {
             transmit(bytes, .udp(Self.socket(for: address), to: address))
         }
+    }
+
+    /// Adds `host` as the host candidate of the `index`th interface, with its network's priority.
+    /// - Returns: whether it was added (its socket is bound).
+    @discardableResult
+    mutating func addHost(_ host: HostInterface, index: Int, now: Double) -> Bool {
+        guard let base = sockets[host.socket] else { return false }
+        let priority = ICECandidate.priority(
+            typePreference: 126, localPreference: Self.hostLocalPreference(networkType: host.networkType, index: index),
+            component: configuration.component)
+        addLocal(ICECandidateStats(
+            candidateType: .host, networkId: index + 1, priority: Int(priority), networkType: host.networkType,
+            ip: host.address, isRemote: false, port: Int(base.port)), path: .socket(host.socket), now: now)
+        return true
     }
 
     /// A host candidate's local preference: the network's type first, in the TVOCall reference's

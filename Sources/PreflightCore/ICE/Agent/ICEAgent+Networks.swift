@@ -21,16 +21,9 @@ extension ICEAgent {
         for (socket, address) in newSockets { sockets[socket] = address }
         var added: [ICECandidate] = []
         for host in hosts {
-            guard let base = sockets[host.socket],
-                !locals.contains(where: { $0.path == .socket(host.socket) && $0.candidate.address == host.address })
+            guard !locals.contains(where: { $0.path == .socket(host.socket) && $0.candidate.address == host.address }),
+                addHost(host, index: locals.count { $0.stats.candidateType == .host }, now: now)
             else { continue }
-            let index = locals.count { $0.stats.candidateType == .host }
-            let priority = ICECandidate.priority(
-                typePreference: 126, localPreference: Self.hostLocalPreference(networkType: host.networkType, index: index),
-                component: configuration.component)
-            addLocal(ICECandidateStats(
-                candidateType: .host, networkId: index + 1, priority: Int(priority), networkType: host.networkType,
-                ip: host.address, isRemote: false, port: Int(base.port)), path: .socket(host.socket), now: now)
             let candidate = locals[locals.count - 1].candidate
             added.append(candidate)
             if var checkList {
