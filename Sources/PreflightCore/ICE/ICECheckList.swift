@@ -77,6 +77,10 @@ public struct ICECheckList: Sendable {
         /// Whether its local candidate's network went away (``ICECheckList/retire(where:)``): failed
         /// for good, never checked again.
         public internal(set) var retired = false
+        /// Whether it was added while checking (``ICECheckList/add(local:at:remote:)``): only
+        /// such a pair takes the media from a selected one (RFC 8445 §8.1.1 nominates once; a
+        /// new network is the exception this agent makes, and its ICE-lite edge follows).
+        var addedLater = false
     }
 
     /// What to send.
@@ -280,9 +284,10 @@ public struct ICECheckList: Sendable {
 
     /// A local candidate added while checking (a network that appeared): its pairs with the
     /// remote candidates, formed as ``init(local:remote:configuration:)`` forms them, are added
-    /// waiting, while fewer than ``Configuration/maximumPairs`` pairs are live (not retired). The
-    /// best valid pair is then nominated anew: media moves to a new pair when it validates with a
-    /// higher priority than the selected one, and stays where it is otherwise.
+    /// waiting, while fewer than ``Configuration/maximumPairs`` pairs are live (not retired). When
+    /// one of them validates with a higher priority than the selected pair, the best valid pair
+    /// is nominated anew (``handleSuccess(_:mappedAddress:now:)``): media moves to it, and stays
+    /// where it is otherwise.
     /// - Parameters:
     ///   - local: the candidate; `at`: its index in the agent's list.
     ///   - remote: the remote candidates, in their list's order.
@@ -299,13 +304,8 @@ public struct ICECheckList: Sendable {
             guard !pairs.contains(where: { $0.local == localIndex && $0.remote == r }) else { continue }
             pairs.append(Pair(
                 local: localIndex, remote: r, priority: Self.pairPriority(controlling: local.priority, controlled: remoteCandidate.priority),
-                foundation: local.foundation + ":" + remoteCandidate.foundation, state: .waiting))
+                foundation: local.foundation + ":" + remoteCandidate.foundation, state: .waiting, addedLater: true))
             added += 1
-        }
-        if added > 0 {
-            renominate = true
-            // The nomination delay counts from the first pair that validates from now on.
-            firstValid = nil
         }
         return added
     }
@@ -345,6 +345,12 @@ public struct ICECheckList: Sendable {
         if transaction.consent { return .consent(pair: index) }
         pairs[index].state = .succeeded
         if firstValid == nil { firstValid = now }
+        // A pair better than the selected one (a more preferred network's): nominate anew, the
+        // nomination delay counting from now for pairs better still.
+        if let selected, selected != index, !renominate, pairs[index].addedLater, pairs[index].priority > pairs[selected].priority {
+            renominate = true
+            firstValid = now
+        }
         // Unfreeze the pairs of the same foundation (RFC 8445 §7.2.5.3.3).
         for other in pairs.indices where pairs[other].state == .frozen && pairs[other].foundation == pairs[index].foundation {
             pairs[other].state = .waiting

@@ -6,7 +6,16 @@
 public struct NetworkInterfaceFacts: Sendable, Hashable {
     /// What Apple's Network framework calls the interface (`NWInterface.InterfaceType`).
     public enum AppleType: String, Sendable, Hashable {
-        case wifi, cellular, wiredEthernet, loopback, other
+        /// `.wifi`.
+        case wifi
+        /// `.cellular`.
+        case cellular
+        /// `.wiredEthernet`.
+        case wiredEthernet
+        /// `.loopback`.
+        case loopback
+        /// `.other` (VPN tunnels, AWDL, bridges…).
+        case other
     }
 
     /// The interface's name (`eth0`, `wlan0`, `wwan0`, `en0`, `pdp_ip0`…).

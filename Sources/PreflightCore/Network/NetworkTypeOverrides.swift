@@ -61,10 +61,12 @@ public struct NetworkTypeOverrides: Sendable, Hashable {
 
     private static let nameBytes: Set<UInt8> = Set(Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@".utf8))
 
+    /// The same entries in the same order.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.entries.elementsEqual(rhs.entries) { $0.pattern == $1.pattern && $0.type == $1.type }
     }
 
+    /// Hashes the entries in order.
     public func hash(into hasher: inout Hasher) {
         for entry in entries {
             hasher.combine(entry.pattern)

@@ -3,7 +3,10 @@
 public struct InterfaceAddressEntry: Sendable, Hashable {
     /// The address's family.
     public enum Family: Sendable, Hashable {
-        case ipv4, ipv6
+        /// IPv4 (`AF_INET`).
+        case ipv4
+        /// IPv6 (`AF_INET6`).
+        case ipv6
     }
 
     /// The interface's name (`en0`, `pdp_ip0`…).

@@ -59,6 +59,25 @@ import Testing
         #expect(pairChanges(harness).count == 1, "consent on the new pair changes nothing")
     }
 
+    /// A network that appears before the first nomination and whose checks go unanswered delays
+    /// nothing beyond the nomination delay: the pair that did validate is nominated.
+    @Test func aNetworkThatAppearsWhileCheckingAndNeverAnswersDelaysNothing() throws {
+        var harness = ICEAgentHarness()
+        harness.gather(hosts: [Self.cellular])
+        try harness.connect()
+        // Wi-Fi's socket gets no answers (the harness answers only the sockets it knows).
+        let added = harness.agent.addHosts([Self.wifi], sockets: [Self.wifiSocket: Self.wifiAddress], now: harness.now)
+        harness.collect()
+        #expect(added.count == 1)
+        harness.run(until: 3)
+        let connected = try #require(harness.firstEvent { if case .connected = $0 { true } else { false } })
+        guard case .connected(let pair, let at) = connected.event else { return }
+        #expect(pair.localCandidate.ip == "10.0.0.1")
+        // Nominated once the better (Wi-Fi) pair had its nomination delay (0.5 s) to validate.
+        #expect(at >= 0.5 - 1e-9 && at <= 0.6 + 1e-9, "connected at \(at)")
+        #expect(pairChanges(harness).isEmpty)
+    }
+
     @Test func aLessPreferredNetworkDoesNotTakeTheMedia() throws {
         var harness = ICEAgentHarness()
         harness.socketAddresses[Self.wifiSocket] = Self.wifiAddress
