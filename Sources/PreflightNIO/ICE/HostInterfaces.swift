@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import PreflightCore
 
 /// The host addresses an ICE agent offers as host candidates, read from the interfaces.
@@ -21,16 +20,14 @@ public enum HostInterfaces {
     public static func enumerate(loopback: Bool, includesIPv6: Bool) -> [ICEAgent.HostInterface] {
         let classifier = NetworkTypeClassifier(overrides: (try? NetworkMonitor.environmentOverrides()) ?? NetworkTypeOverrides())
         var addresses: [(interface: ICEAgent.HostInterface, rank: Int)] = []
-        if let devices = try? System.enumerateDevices() {
-            for device in devices {
-                guard let address = device.address, let ip = address.ipAddress else { continue }
-                let isIPv6 = address.protocol == .inet6
-                guard address.protocol == .inet || (isIPv6 && includesIPv6 && !ip.lowercased().hasPrefix("fe80")) else { continue }
-                let isLoopback = ip.hasPrefix("127.") || ip == "::1"
-                if isLoopback == loopback, !addresses.contains(where: { $0.interface.address == ip }) {
-                    let type = networkType(ip, device: device.name, classifier: classifier)
-                    addresses.append((ICEAgent.HostInterface(address: ip, socket: isIPv6 ? .ipv6 : .ipv4, networkType: type.rawValue), type.preferenceRank))
-                }
+        for entry in InterfaceAddressEntry.system() {
+            let ip = entry.address
+            let isIPv6 = entry.family == .ipv6
+            guard !isIPv6 || (includesIPv6 && !InterfaceAddressEntry.isLinkLocalIPv6(ip)) else { continue }
+            let isLoopback = ip.hasPrefix("127.") || ip == "::1"
+            if isLoopback == loopback, !addresses.contains(where: { $0.interface.address == ip }) {
+                let type = networkType(ip, device: entry.interfaceName, classifier: classifier)
+                addresses.append((ICEAgent.HostInterface(address: ip, socket: isIPv6 ? .ipv6 : .ipv4, networkType: type.rawValue), type.preferenceRank))
             }
         }
         if !addresses.contains(where: { $0.interface.socket == .ipv4 }) {
