@@ -162,6 +162,11 @@ SIGNALING = [json.dumps(m, separators=(",", ":")).encode() for m in [
     {"type": "insights", "callSid": "CA1", "events": [
         {"group": "connection", "name": "ringing", "timestamp": 1700000000000, "payload": {}},
         {"group": "ice-candidate", "name": "ice-candidate", "timestamp": 1700000000001, "payload": {"candidateType": "host"}}]},
+    {"type": "candidates", "callSid": "CA1", "candidates": [
+        {"foundation": "7", "component": 1, "transport": "udp", "priority": 2122260223, "address": "198.18.2.2",
+         "port": 50000, "type": "host"},
+        {"foundation": "8", "component": 1, "transport": "udp", "priority": 1686052607, "address": "2001:db8::2",
+         "port": 50002, "type": "srflx", "relatedAddress": "198.18.2.2", "relatedPort": 50000}]},
     {"type": "incoming", "callSid": "CA2", "from": "client:alice", "to": "client:bob", "params": {}, "codec": "opus"},
     {"type": "answer", "callSid": "CA2", "codec": "opus", "payloadType": 111, "application": "dial", "ice": ice},
 ]]

@@ -1,3 +1,4 @@
+import Logging
 internal import PreflightCore
 internal import PreflightNIO
 
@@ -10,6 +11,8 @@ enum SessionInput: Sendable {
     case answered(Result<SignalingMessage.Answer, PreflightError>)
     case signaling(SignalingClient.Event)
     case ice(ICEAgentDriver.Event, on: MediaLeg)
+    /// The host's networks changed (``NetworkFollower``), or their first state.
+    case networks(NetworkChange)
 }
 
 /// Which of a session's media connections an ICE event is about: `main` for a feature with one,
@@ -41,6 +44,8 @@ protocol SessionRun {
     mutating func signalingResumed() async
     /// The signaling connection closed for good (`nil`: without an error of its own).
     mutating func signalingClosed(_ error: PreflightError?) async throws(PreflightError)
+    /// The host's networks changed; the ICE drivers already follow them.
+    mutating func networksChanged(_ change: NetworkChange) async throws(PreflightError)
 }
 
 extension SessionRun {
@@ -66,6 +71,8 @@ extension SessionRun {
             receive(datagram, on: leg)
         case .ice(.mediaStarted(let instant), let leg):
             mediaStarted(at: instant, on: leg)
+        case .networks(let change):
+            try await networksChanged(change)
         }
     }
 
@@ -74,6 +81,7 @@ extension SessionRun {
     mutating func mediaStarted(at instant: ContinuousClock.Instant, on leg: MediaLeg) {}
     mutating func signalingInterrupted(_ error: PreflightError) async {}
     mutating func signalingResumed() async {}
+    mutating func networksChanged(_ change: NetworkChange) async throws(PreflightError) {}
 
     mutating func signalingClosed(_ error: PreflightError?) async throws(PreflightError) {
         throw Self.closedError(error)
@@ -102,6 +110,18 @@ extension TaskGroup where ChildTaskResult == Void {
             } catch {
                 inputs.yield(wrap(.welcomed(.failure(error))))
             }
+        }
+    }
+}
+
+extension TaskGroup where ChildTaskResult == Void {
+    /// Follows the host's networks for `drivers` (``NetworkFollower``), each change an input.
+    mutating func followNetworks<Input: Sendable>(
+        _ source: NetworkSource, drivers: [ICEAgentDriver], logger: Logger, inputs: AsyncStream<Input>.Continuation,
+        wrap: @escaping @Sendable (SessionInput) -> Input
+    ) {
+        addTask {
+            await NetworkFollower.follow(source, drivers: drivers, logger: logger) { inputs.yield(wrap(.networks($0))) }
         }
     }
 }

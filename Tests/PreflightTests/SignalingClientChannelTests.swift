@@ -24,7 +24,7 @@ import Testing
 
         init(url: String) throws {
             let client = SignalingClientChannel(
-                url: try SignalingURL(url), tls: nil, maximumFrameSize: 4096, closeTimeout: .seconds(1)
+                url: try SignalingURL(url), tls: nil, maximumFrameSize: 4096, closeTimeout: .seconds(1), upgraded: { _ in }
             ) { _, _, _ in }
             let upgrade = try client.setup(channel: channel, logger: Logger(label: "test")).wait()
             upgrade.whenSuccess { [outcome] result in outcome.result.withLock { $0 = result } }

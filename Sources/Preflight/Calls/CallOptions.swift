@@ -43,6 +43,22 @@ public struct CallOptions: Sendable {
     /// Where the far party's audio goes to be heard (not while on hold); `nil` by default.
     public var audioOutput: (any AudioFrameSink)?
 
+    /// Whether the call follows the host's networks, as the TVOCall reference promises: "An
+    /// ongoing call will automatically switch to a more preferred network type if one becomes
+    /// available" (ETHERNET, LOOPBACK, WIFI, VPN, CELLULAR), and one whose network goes away
+    /// moves to the best left at once (docs/protocol.md, "Network changes"); `true` by default.
+    public var followsNetworks: Bool = true
+    /// The type of named interfaces, as `name=type[,name=type…]` (a final `*` matches a prefix):
+    /// the text of `PREFLIGHT_NETWORK_TYPES`, which it replaces; `nil` (the environment's) by
+    /// default. Text that does not parse leaves the call on the networks it started with.
+    public var networkTypes: String?
+    /// Where the call's networks come from; a test gives its own states.
+    var networkSource: NetworkSource {
+        get { customNetworkSource ?? (followsNetworks ? .system(overrides: networkTypes) : .none) }
+        set { customNetworkSource = newValue }
+    }
+    private var customNetworkSource: NetworkSource?
+
     /// The clock the call reads and waits on: when it started and reached each stage, and its
     /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
     /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.

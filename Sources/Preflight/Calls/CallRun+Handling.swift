@@ -35,7 +35,34 @@ extension CallRun {
 
     /// The edge welcomed the session: gathering starts with its servers.
     mutating func welcomed(_ welcome: SignalingMessage.Welcome, group: inout TaskGroup<Void>) {
+        edgeTakesCandidates = welcome.offers(SignalingMessage.Welcome.candidatesFeature)
         ice.gather(servers: welcome.iceServers + options.iceServers)
+    }
+
+    /// The host's networks changed (the ICE driver already follows them): the change is recorded
+    /// (``NetworkSwitchTracker``), and the new host candidates go to the edge.
+    mutating func networksChanged(_ change: NetworkChange) async {
+        guard !change.isInitial else {
+            networks.start(from: change.snapshot)
+            return
+        }
+        for record in networks.networksChanged(to: change.snapshot, now: Self.nowMilliseconds()) { note(record) }
+        if edgeTakesCandidates, let callSid, offered, !change.candidates.isEmpty {
+            var start = 0
+            while start < change.candidates.count {
+                let end = min(start + SignalingMessage.Candidates.maximumCandidates, change.candidates.count)
+                try? await signaling.send(.candidates(.init(callSid: callSid, candidates: Array(change.candidates[start..<end]))))
+                start = end
+            }
+        }
+        await flushInsights()
+    }
+
+    /// The agent selected `pair`: a network change waiting for it may be over.
+    mutating func pathSelected(_ pair: ICECandidatePairStats) {
+        let local = pair.localCandidate
+        let address = local.candidateType == .host ? local.ip : local.relatedAddress
+        if let record = networks.pathSelected(localAddress: address, now: Self.nowMilliseconds()) { note(record) }
     }
 
     mutating func receive(_ datagram: Datagram, on leg: MediaLeg) {
@@ -80,6 +107,7 @@ extension CallRun {
                 await fail(error)
             }
         case .connected(let pair, _):
+            pathSelected(pair)
             note(selected: pair)
             call.handle.withLock { $0.selectedPair = pair }
             // The caller connects when the edge answered and media flows; the callee, whose
@@ -87,14 +115,19 @@ extension CallRun {
             let transition = feed(call.role == .caller ? .answered : .ringing)
             if transition.stateChanges.contains(.connected) { startMedia(group: &group) }
         case .disconnected(let error, _):
+            networks.mediaLost(now: Self.nowMilliseconds())
             interrupt(.media, error)
-        case .reconnected:
+        case .reconnected(let pair, _):
+            pathSelected(pair)
+            note(selected: pair)
+            call.handle.withLock { $0.selectedPair = pair }
             recover(.media)
         case .failed(let error):
             await fail(error)
         case .timeline(let entry):
             note(entry)
         case .pairChanged(let pair, _):
+            pathSelected(pair)
             note(selected: pair)
             call.handle.withLock { $0.selectedPair = pair }
         case .serverFailed, .channelBindRefused:

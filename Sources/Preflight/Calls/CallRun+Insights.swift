@@ -37,6 +37,12 @@ extension CallRun {
         if let peer { note(.peerConnectionState, peer, at: entry.timestamp) }
     }
 
+    /// `network-information` / `network-change`: one change of the host's networks, what media
+    /// used before and after, why, and the gap (``NetworkChangeRecord/insightsPayload``).
+    mutating func note(_ record: NetworkChangeRecord) {
+        note(.networkInformation, "network-change", at: record.timestamp, payload: record.insightsPayload)
+    }
+
     /// `ice-candidate` for each candidate of one side.
     mutating func note(candidates: [ICECandidate], remote: Bool) {
         for candidate in candidates {

@@ -44,6 +44,7 @@ extension CallRun {
         }
         await withTaskGroup(of: Void.self) { group in
             group.startSessionLayer(signaling: signaling, ice: [ice], inputs: inputs, wrap: { .session($0) })
+            group.followNetworks(options.callOptions.networkSource, drivers: [ice], logger: logger, inputs: inputs, wrap: { .session($0) })
             call.handle.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: signaling, ice: ice, media: media, audio: call.audio, inputs: inputs,
@@ -84,11 +85,13 @@ extension CallRun {
         }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await ice.run() }
+            group.followNetworks(options.callOptions.networkSource, drivers: [ice], logger: call.logger, inputs: inputs, wrap: { .session($0) })
             call.handle.withLock { $0.media = media }
             var run = CallRun(
                 call: call, signaling: registration.signaling, ice: ice, media: media, audio: call.audio,
                 inputs: inputs, options: options.callOptions, params: [:], offeredCodecs: codecs, startTime: startTime)
             run.callSid = invite.callSid
+            run.edgeTakesCandidates = registration.welcome.offers(SignalingMessage.Welcome.candidatesFeature)
             ice.gather(servers: registration.welcome.iceServers + options.callOptions.iceServers)
             await run.loop(stream, group: &group)
             await run.finish()

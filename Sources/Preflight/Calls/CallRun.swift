@@ -59,6 +59,10 @@ struct CallRun: SessionRun {
     var insights: [InsightsEvent] = []
     /// The key this device encrypts its media with, offered in the invite or accept.
     var srtpKey: SRTPKeyingMaterial?
+    /// What each change of the host's networks did to the call.
+    var networks = NetworkSwitchTracker(snapshot: NetworkSnapshot(networks: []))
+    /// Whether the edge takes `candidates` (its welcome says so).
+    var edgeTakesCandidates = false
 
     /// Whether the run is over: the call ended and nothing is left to tell the edge.
     var isOver: Bool { call.isDisconnected && !hangupPending }
@@ -74,6 +78,13 @@ extension CallRun {
     ) async throws(PreflightError) -> (ICEAgentDriver, MediaSession, codecs: [String]) {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
+        }
+        if let text = options.networkTypes {
+            do throws(PreflightError) {
+                _ = try NetworkTypeOverrides(parsing: text)
+            } catch {
+                throw PreflightError(code: error.code, message: "networkTypes: \(error.message)")
+            }
         }
         let codecs = try AudioCodecs.offer(options.preferredAudioCodecs)
         let audioReceived: (@Sendable ([Int16]) -> Void)?
@@ -115,6 +126,9 @@ extension CallRun {
 
     /// Tears the run down: hangs up a call still open at the edge, stops media, closes ICE.
     mutating func finish() async {
+        // Media stops first: the call is over here whatever the edge still has to be told.
+        media.stopSending()
+        if let record = networks.finish(now: Self.nowMilliseconds()) { note(record) }
         // The call's peer connection closes: ICE, the connection and the signaling state, as
         // WebRTC's close() reports them.
         note(.iceConnectionState, "closed")
@@ -129,7 +143,6 @@ extension CallRun {
         if let callSid, callOpen {
             await signaling.hangup(callSid: callSid, reason: "disconnected")
         }
-        media.stopSending()
         await ice.close()
     }
 

@@ -59,6 +59,10 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
     @Option(name: .customLong("ice-transport-policy"), help: "all, or relay to force media through TURN.")
     public var iceTransportPolicy: ICETransportPolicy = .all
 
+    /// The type of named interfaces, for the call's network switch.
+    @OptionGroup(title: "Networks")
+    public var networkTypes: NetworkTypeOption
+
     /// Print the outcomes as JSON.
     @Flag(help: "Print the outcome as one JSON object on standard output (the live lines go to standard error).")
     public var json = false
@@ -172,10 +176,12 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
     private func outcomes(hangUp: HangUpRequest, live: @escaping @Sendable (String) -> Void) async -> CallOutcomes {
         let callOptions: CallOptions
         do {
-            callOptions = CallOptions(
+            var options = CallOptions(
                 preferredAudioCodecs: CodecList.parse(codec),
                 iceServers: try iceServerOptions.servers(environment: ProcessInfo.processInfo.environment),
                 iceTransportPolicy: iceTransportPolicy)
+            options.networkTypes = networkTypes.text
+            callOptions = options
         } catch {
             return Self.failedBeforeCalling((error as? CommandFailure)?.error
                 ?? PreflightError(code: .invalidArgument, message: "\(error)", underlying: error))

@@ -55,6 +55,10 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
     @Flag(help: "Print one JSON object per line for each event; a call's outcome when it ends.")
     public var json = false
 
+    /// The type of named interfaces, for the calls' network switch.
+    @OptionGroup(title: "Networks")
+    public var networkTypes: NetworkTypeOption
+
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
@@ -151,7 +155,9 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                     continue
                 }
                 let recorder = CallOutcomeRecorder(party: "callee", live: json ? progress : output)
-                var options = AcceptOptions(callOptions: CallOptions(preferredAudioCodecs: CodecList.parse(codec)))
+                var callOptions = CallOptions(preferredAudioCodecs: CodecList.parse(codec))
+                callOptions.networkTypes = networkTypes.text
+                var options = AcceptOptions(callOptions: callOptions)
                 options.delegateQueue = recorder.callbackQueue
                 let call = invite.accept(options: options, delegate: recorder)
                 recorder.follow(call)

@@ -30,10 +30,8 @@ public struct NetworksCommand: AsyncParsableCommand, Sendable {
     @Flag(help: "Print each state as one line of JSON: {\"networks\": [{interfaceName, interfaceIndex, type, addresses}]}.")
     public var json = false
     /// The overrides.
-    @Option(
-        name: .customLong("network-type"),
-        help: "name=type[,name=type…]: the type of these interfaces (a final * matches a prefix); replaces PREFLIGHT_NETWORK_TYPES.")
-    public var networkTypes: String?
+    @OptionGroup
+    public var networkTypes: NetworkTypeOption
 
     /// Creates the command (ArgumentParser requirement).
     public init() {}
@@ -42,18 +40,11 @@ public struct NetworksCommand: AsyncParsableCommand, Sendable {
     public func validate() throws {
         if let changes, changes < 1 { throw ValidationError("--changes must be at least 1") }
         if changes != nil, !watch { throw ValidationError("--changes needs --watch") }
-        if let networkTypes {
-            do {
-                _ = try NetworkTypeOverrides(parsing: networkTypes)
-            } catch {
-                throw ValidationError("--network-type: \(error.message)")
-            }
-        }
     }
 
     /// Prints the networks, and with `--watch` their changes.
     public func run() async throws {
-        let overrides = try networkTypes.map { text throws(PreflightError) in try NetworkTypeOverrides(parsing: text) }
+        let overrides = try networkTypes.overrides()
         let monitor: NetworkMonitor
         do {
             monitor = try await NetworkMonitor.start(overrides: overrides, logger: Logger(label: "preflight.networks"))

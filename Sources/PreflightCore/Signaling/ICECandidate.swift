@@ -40,6 +40,25 @@ public struct ICECandidate: Sendable, Hashable, Codable {
         self.tcpType = tcpType
     }
 
+    /// Checks what a peer sent: a foundation of 1–32 ice-chars, component 1–256, transport
+    /// `udp` or `tcp`, the address (and a related address) an IP literal.
+    /// - Throws: ``PreflightError`` `.malformed`, naming the field.
+    public func validate() throws(PreflightError) {
+        guard (1...32).contains(foundation.utf8.count), foundation.utf8.allSatisfy(Self.isICEChar) else {
+            throw PreflightError(
+                code: .malformed, message: "ICE: a candidate's foundation must be 1 to 32 ice-chars, got \(UntrustedText.quoted(foundation))")
+        }
+        guard (1...256).contains(component), ["udp", "tcp"].contains(transport.lowercased()) else {
+            throw PreflightError(
+                code: .malformed,
+                message: "ICE: a candidate needs component 1 to 256 and transport udp or tcp, got \(component) \(UntrustedText.quoted(transport))")
+        }
+        guard TransportAddress(host: address, port: port) != nil, relatedAddress.map({ TransportAddress(host: $0, port: 0) != nil }) ?? true else {
+            throw PreflightError(
+                code: .malformed, message: "ICE: a candidate's address must be an IP address, got \(UntrustedText.quoted(address))")
+        }
+    }
+
     /// The RFC 8445 §5.1.2.1 priority: 2²⁴·type preference + 2⁸·local preference + (256 − component).
     /// - Parameters:
     ///   - typePreference: 0…126 (RFC 8445 recommends 126 host, 110 prflx, 100 srflx, 0 relay).

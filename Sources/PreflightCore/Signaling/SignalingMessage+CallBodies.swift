@@ -114,6 +114,37 @@ extension SignalingMessage {
 }
 
 extension SignalingMessage {
+    /// The body of `candidates`: host candidates gathered on a network that appeared during the
+    /// call. The edge records them in the call's events; it never sends to them (an ICE-lite edge
+    /// learns a path only from a check that authenticates from it, docs/security.md).
+    public struct Candidates: Sendable, Hashable, Codable {
+        /// The call.
+        public var callSid: String
+        /// The new candidates, at most ``maximumCandidates``.
+        public var candidates: [ICECandidate]
+
+        /// The most candidates one message carries (a network's addresses: 16).
+        public static let maximumCandidates = 16
+
+        /// Creates the body.
+        public init(callSid: String, candidates: [ICECandidate]) {
+            self.callSid = callSid
+            self.candidates = candidates
+        }
+
+        /// Checks the count and each candidate (``ICECandidate/validate()``).
+        /// - Throws: ``PreflightError`` `.malformed`.
+        public func validate() throws(PreflightError) {
+            guard (1...Self.maximumCandidates).contains(candidates.count) else {
+                throw PreflightError(
+                    code: .malformed, message: "candidates: 1 to \(Self.maximumCandidates) candidates a message, got \(candidates.count)")
+            }
+            for candidate in candidates { try candidate.validate() }
+        }
+    }
+}
+
+extension SignalingMessage {
     /// The body of `message`.
     public struct Message: Sendable, Hashable, Codable {
         /// The call between the parties.
@@ -168,6 +199,7 @@ extension SignalingMessage {
         case .cancel(let body): body.callSid
         case .accept(let body): body.callSid
         case .insights(let body): body.callSid
+        case .candidates(let body): body.callSid
         case .message(let body): body.callSid
         case .messageStatus(let body): body.callSid
         case .resumed(let body): body.callSid

@@ -2,7 +2,7 @@
 /// `type` field naming the case. The protocol is documented in `docs/protocol.md`.
 ///
 /// Client to edge: ``hello(token:client:)``, ``resume(_:)``, ``invite(_:)``, ``register``,
-/// ``accept(_:)``, ``reject(callSid:)``, ``insights(_:)``, ``probe(_:)``, ``probeTrain(_:)``,
+/// ``accept(_:)``, ``reject(callSid:)``, ``insights(_:)``, ``candidates(_:)``, ``probe(_:)``, ``probeTrain(_:)``,
 /// ``connectivityCheck(_:)``, ``hangup(_:)``.
 /// Edge to client: ``welcome(_:)``, ``resumed(_:)``, ``registered(identity:)``, ``incoming(_:)``,
 /// ``cancel(_:)``, ``ringing(callSid:)``, ``answer(_:)``, ``probeArrivals(_:)``, ``hangup(_:)``, ``error(_:)``.
@@ -40,6 +40,9 @@ public enum SignalingMessage: Sendable, Hashable {
     case reject(callSid: String)
     /// Events of a call for Insights (at most ``Insights/maximumEvents`` a message).
     case insights(Insights)
+    /// A call's new host candidates: a network appeared during the call (client → edge; only to
+    /// an edge whose welcome lists ``Welcome/candidatesFeature``).
+    case candidates(Candidates)
     /// A user-defined message for the other party of the call (client → edge → client).
     case message(Message)
     /// Whether the edge delivered a message: `code` when it did not.
@@ -76,6 +79,7 @@ public enum SignalingMessage: Sendable, Hashable {
         case .accept: "accept"
         case .reject: "reject"
         case .insights: "insights"
+        case .candidates: "candidates"
         case .message: "message"
         case .messageStatus: "messageStatus"
         case .probe: "probe"
@@ -97,14 +101,26 @@ public enum SignalingMessage: Sendable, Hashable {
         /// The secret that lets a new connection continue this session (``SignalingMessage/resume(_:)``)
         /// within the edge's resume window; absent when the edge does not resume sessions.
         public var resumeToken: String?
+        /// What this edge takes beyond the first version of the protocol (``candidatesFeature``);
+        /// absent from an older edge's welcome, which a client must not send them to.
+        public var features: [String]?
+
+        /// The feature of an edge that takes ``SignalingMessage/candidates(_:)``.
+        public static let candidatesFeature = "candidates"
 
         /// Creates the body.
-        public init(edge: String, sessionId: String, iceServers: [ICEServer] = [], resumeToken: String? = nil) {
+        public init(
+            edge: String, sessionId: String, iceServers: [ICEServer] = [], resumeToken: String? = nil, features: [String]? = nil
+        ) {
             self.edge = edge
             self.sessionId = sessionId
             self.iceServers = iceServers
             self.resumeToken = resumeToken
+            self.features = features
         }
+
+        /// Whether the edge takes `feature`.
+        public func offers(_ feature: String) -> Bool { features?.contains(feature) ?? false }
     }
 
     /// The body of `resume`.

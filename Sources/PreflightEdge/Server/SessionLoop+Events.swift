@@ -62,6 +62,9 @@ extension SessionLoop {
             return .proceed
         case (.message(.insights(let insights)), _) where phase.claims != nil:
             return await record(insights)
+        case (.message(.candidates(let candidates)), _) where phase.claims != nil:
+            await record(candidates)
+            return .proceed
         case (.applicationFinished(let reason, let code), .inCall(let call)):
             await send(.hangup(.init(callSid: call.callSid, reason: reason, code: code?.rawValue)))
             return .end

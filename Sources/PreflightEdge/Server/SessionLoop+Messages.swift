@@ -19,7 +19,7 @@ extension SessionLoop {
             party = CallRouter.Party(sessionId: sessionId, account: claims.sub, identity: identity, inbox: inbox)
             await send(.welcome(.init(
                 edge: configuration.edgeName, sessionId: sessionId, iceServers: session.iceServers(for: claims),
-                resumeToken: resumeToken.isEmpty ? nil : resumeToken)))
+                resumeToken: resumeToken.isEmpty ? nil : resumeToken, features: [SignalingMessage.Welcome.candidatesFeature])))
             enter(.ready(claims))
             return .proceed
         } catch {
@@ -212,24 +212,59 @@ extension SessionLoop {
                 callSid: insights.callSid)
             return .end
         }
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
-        guard let kept = edge.callEvents.append(
-            insights.events, callSid: insights.callSid, account: claims.sub, identity: claims.grants.identity ?? "", receivedAt: now,
-            session: &insightsBucket, now: edge.monotonicSeconds)
-        else {
+        guard append(insights.events, callSid: insights.callSid, claims: claims) else {
             await fail(PreflightError(
                 code: .malformed, message: "insights: \(UntrustedText.quoted(insights.callSid)) is not a call of this identity"),
                 callSid: insights.callSid)
             return .end
         }
+        return .proceed
+    }
+
+    /// `candidates`: host candidates of a network that appeared during this session's call. They
+    /// are recorded in the call's events (`ice-candidate`, as the client's own candidates, with
+    /// `"trickled": "true"`), under the same caps as `insights`; nothing is sent to them (the
+    /// media path moves only on a check that authenticates from it). Refused (70002) when they
+    /// are not this session's current call's, too many, or not valid candidates; the session
+    /// goes on.
+    mutating func record(_ candidates: SignalingMessage.Candidates) async {
+        guard let claims = phase.claims, case .inCall(let call) = phase, call.callSid == candidates.callSid, !call.isProbe else {
+            return await fail(
+                PreflightError(
+                    code: .malformed, message: "candidates: \(UntrustedText.quoted(candidates.callSid)) is not this session's call"),
+                callSid: candidates.callSid)
+        }
+        do throws(PreflightError) {
+            try candidates.validate()
+        } catch {
+            return await fail(error, callSid: candidates.callSid)
+        }
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let events = candidates.candidates.map { candidate in
+            InsightsEvent(.iceCandidate, "ice-candidate", timestamp: now, payload: [
+                "candidateType": candidate.type.rawValue, "protocol": candidate.transport.lowercased(), "ip": candidate.address,
+                "port": "\(candidate.port)", "priority": "\(candidate.priority)", "isRemote": "false", "trickled": "true",
+            ])
+        }
+        _ = append(events, callSid: candidates.callSid, claims: claims)
+    }
+
+    /// Appends a party's events to the call's log and the store (what the caps keep).
+    /// - Returns: false when the call is not one of this identity.
+    mutating func append(_ events: [InsightsEvent], callSid: String, claims: AccessTokenClaims) -> Bool {
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        guard let kept = edge.callEvents.append(
+            events, callSid: callSid, account: claims.sub, identity: claims.grants.identity ?? "", receivedAt: now,
+            session: &insightsBucket, now: edge.monotonicSeconds)
+        else { return false }
         edge.storeWriter.enqueue(.init(
-            callSid: insights.callSid, account: claims.sub,
+            callSid: callSid, account: claims.sub,
             events: kept.map {
                 StoredCallEvent(
                     party: $0.party, event: $0.event, receivedAt: $0.receivedAt, edge: edge.configuration.edgeName,
                     identity: claims.grants.identity ?? "")
             }))
-        return .proceed
+        return true
     }
 
     /// `message`: a user-defined message for the other party of this session's call; the sender

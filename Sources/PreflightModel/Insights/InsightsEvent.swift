@@ -5,7 +5,7 @@ public struct InsightsEvent: Sendable, Hashable, Codable {
     /// The group: `connection`, `pc-connection-state`, `ice-candidate`, `ice-connection-state`,
     /// `ice-gathering-state`, `signaling-state`, `network-quality-warning-raised`,
     /// `network-quality-warning-cleared`, `audio-level-warning-raised`,
-    /// `audio-level-warning-cleared` or `feedback` (``Group``).
+    /// `audio-level-warning-cleared`, `feedback`, or Preflight's `network-information` (``Group``).
     public var group: String
     /// The event's name within its group, e.g. `ringing`, `checking`, `high-rtt`, `received`.
     public var name: String
@@ -68,5 +68,8 @@ public struct InsightsEvent: Sendable, Hashable, Codable {
         case audioLevelWarningCleared = "audio-level-warning-cleared"
         /// Feedback posted for the call: `received` or `received-none`.
         case feedback
+        /// Preflight's, beside the reference's groups: `network-change`, a change of the host's
+        /// networks (from, to, reason, gap: ``NetworkChangeRecord``).
+        case networkInformation = "network-information"
     }
 }

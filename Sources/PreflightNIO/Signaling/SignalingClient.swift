@@ -63,7 +63,9 @@ public final class SignalingClient: Sendable {
     }
 
     static func makeConnection(_ configuration: SignalingClientConfiguration, logger: Logger) -> SignalingConnection {
-        SignalingConnection(url: configuration.url, trustedCertificatesFile: configuration.trustedCertificatesFile, logger: logger)
+        SignalingConnection(
+            url: configuration.url, trustedCertificatesFile: configuration.trustedCertificatesFile, writeTimeout: configuration.timeout,
+            logger: logger)
     }
 
     /// Opens the WebSocket and signs in with the access token.

@@ -30,6 +30,8 @@ struct SignalingClientChannel: ClientConnectionChannel {
     let tls: NIOSSLContext?
     let maximumFrameSize: Int
     let closeTimeout: Duration
+    /// Told the upgraded channel, so that its owner can close it (a write that cannot complete).
+    let upgraded: @Sendable (any Channel) -> Void
     let handler: WebSocketDataHandler<Context>
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -37,7 +39,8 @@ struct SignalingClientChannel: ClientConnectionChannel {
             let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(
                 maxFrameSize: maximumFrameSize,
                 upgradePipelineHandler: { channel, _ in
-                    channel.eventLoop.makeCompletedFuture {
+                    upgraded(channel)
+                    return channel.eventLoop.makeCompletedFuture {
                         .websocket(try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(wrappingChannelSynchronously: channel))
                     }
                 })

@@ -25,7 +25,10 @@ public final class SignalingConnection: Sendable {
     private let url: String
     private let trustedCertificatesFile: String?
     private let logger: Logger
+    private let writeTimeout: Duration
     private let outbound = Mutex<WebSocketOutboundWriter?>(nil)
+    /// The upgraded channel, closed when a write cannot complete within ``writeTimeout``.
+    private let channel = Mutex<(any Channel)?>(nil)
     private let closing = Mutex(false)
 
     /// Creates a connection to `url` (`ws://` or `wss://`); nothing happens until ``run()``.
@@ -37,10 +40,14 @@ public final class SignalingConnection: Sendable {
     ///   - url: the signaling URL.
     ///   - trustedCertificatesFile: a PEM file of CA certificates to trust besides the system's;
     ///     `nil` by default.
+    ///   - writeTimeout: how long ``send(_:)`` may wait for the connection to take a message
+    ///     (10 s by default). A connection that takes nothing for that long (the edge stopped
+    ///     reading, the path stalled) is closed as lost.
     ///   - logger: where the connection logs.
-    public init(url: String, trustedCertificatesFile: String? = nil, logger: Logger) {
+    public init(url: String, trustedCertificatesFile: String? = nil, writeTimeout: Duration = .seconds(10), logger: Logger) {
         self.url = url
         self.trustedCertificatesFile = trustedCertificatesFile
+        self.writeTimeout = writeTimeout
         self.logger = logger
         (events, continuation) = AsyncStream<Event>.makeStream()
     }
@@ -77,6 +84,7 @@ public final class SignalingConnection: Sendable {
         }
         if Task.isCancelled, failure?.code != .malformed { failure = nil }
         outbound.withLock { $0 = nil }
+        channel.withLock { $0 = nil }
         continuation.yield(.closed(failure))
         continuation.finish()
     }
@@ -103,7 +111,8 @@ public final class SignalingConnection: Sendable {
             }
         }
         let channel = SignalingClientChannel(
-            url: target, tls: tls, maximumFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(1)
+            url: target, tls: tls, maximumFrameSize: SignalingMessage.maximumTextLength, closeTimeout: .seconds(1),
+            upgraded: { [self] channel in self.channel.withLock { $0 = channel } }
         ) { [self] inbound, outbound, _ in
             self.outbound.withLock { $0 = outbound }
             continuation.yield(.connected)
@@ -131,17 +140,55 @@ public final class SignalingConnection: Sendable {
         return ""
     }
 
-    /// Sends a message.
-    /// - Throws: ``PreflightError`` `.signalingDisconnected` when the connection is not open.
+    /// Sends a message. A write the connection does not take within the write timeout (the
+    /// WebSocket's writer waits while the socket cannot take more) closes the connection: its
+    /// ``run()`` then ends with ``Event/closed(_:)`` as for any lost connection, and a run that
+    /// was waiting on the write goes on instead of hanging.
+    /// - Throws: ``PreflightError`` `.signalingDisconnected` when the connection is not open, the
+    ///   write failed, or it did not complete within the write timeout.
     public func send(_ message: SignalingMessage) async throws(PreflightError) {
         guard let writer = outbound.withLock({ $0 }) else {
             throw PreflightError(code: .signalingDisconnected, message: "signaling: not connected")
         }
-        do {
-            try await writer.write(.text(message.jsonText()))
-        } catch {
-            throw PreflightError(code: .signalingDisconnected, message: "signaling: sending \(message.type) failed", underlying: error)
+        let text = message.jsonText()
+        let timeout = writeTimeout
+        let outcome: WriteOutcome = await withTaskGroup(of: WriteOutcome.self) { group in
+            group.addTask {
+                do {
+                    try await writer.write(.text(text))
+                    return .written
+                } catch {
+                    return .failed(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .timedOut
+            }
+            let first = await group.next() ?? .timedOut
+            if case .timedOut = first {
+                // Closing the channel fails the write still waiting, which ends its task.
+                channel.withLock { $0 }?.close(promise: nil)
+            }
+            group.cancelAll()
+            return first
         }
+        switch outcome {
+        case .written:
+            return
+        case .failed(let error):
+            throw PreflightError(code: .signalingDisconnected, message: "signaling: sending \(message.type) failed", underlying: error)
+        case .timedOut:
+            logger.warning("signaling: sending \(message.type) did not complete within \(timeout); closing the connection")
+            throw PreflightError(
+                code: .signalingDisconnected,
+                message: "signaling: sending \(message.type) did not complete within \(timeout): the connection is closed as lost")
+        }
+    }
+
+    private enum WriteOutcome: Sendable {
+        case written, timedOut
+        case failed(any Error)
     }
 
     /// Closes the connection normally.

@@ -1,0 +1,94 @@
+import Foundation
+@testable import Preflight
+import PreflightEdge
+import PreflightTesting
+import Testing
+
+/// A call follows the host's networks (the TVOCall reference's preferred network switch) against
+/// a real edge: a more preferred network that appears takes the media without a callback (make
+/// before break), its loss moves media back at once with `isReconnecting`/`didReconnect`, each
+/// change is an Insights `network-change` and the new candidates reach the edge. The networks
+/// are a test's states over two addresses of the loopback interface (the edge is on loopback);
+/// the lab's handover scenarios do it with real interfaces (docs/lab.md).
+@Suite(.realTime, .serialized) struct CallNetworkChangeTests {
+    static let loopback = HostNetwork(interfaceName: "lo", interfaceIndex: 1, type: .loopback, addresses: ["127.0.0.1"])
+    static let wired = HostNetwork(interfaceName: "wired-test", interfaceIndex: 1, type: .ethernet, addresses: ["127.0.0.2"])
+
+    @Test func aPreferredNetworkTakesTheCallAndItsLossMovesItBack() async throws {
+        try await CallHarness.withEdge { harness in
+            let (states, feed) = AsyncStream<NetworkSnapshot>.makeStream()
+            feed.yield(NetworkSnapshot(networks: [Self.loopback]))
+            var options = CallOptions()
+            options.networkSource = .states(states)
+            let recorder = CallbackRecorder()
+            let caller = try await harness.connect(to: "echo", callOptions: options, delegate: recorder)
+            #expect(await caller.wait(for: .connected))
+            func localIP() -> String? { caller.getStats()?.selectedIceCandidatePair?.localCandidate.ip }
+            #expect(localIP() == "127.0.0.1")
+
+            // A wired network appears: media moves to it once its pair is checked, and nothing
+            // was lost, so no callback.
+            feed.yield(NetworkSnapshot(networks: [Self.loopback, Self.wired]))
+            #expect(await eventually { localIP() == "127.0.0.2" }, "media stayed on \(localIP() ?? "nothing")")
+            #expect(caller.state == .connected)
+            // It goes away: media moves back at once, reported as lost and regained.
+            feed.yield(NetworkSnapshot(networks: [Self.loopback]))
+            #expect(await eventually { localIP() == "127.0.0.1" && caller.state == .connected }, "media on \(localIP() ?? "nothing")")
+            #expect(await caller.sample { _ in true } != nil)
+            caller.disconnect()
+            #expect(await caller.endingError() == nil)
+            await recorder.wait(for: 5)
+            let callbacks = recorder.callbacks.filter { !$0.hasPrefix("callDidStartRinging") }
+            #expect(callbacks == [
+                "callDidConnect", "isReconnectingWithError 53405", "callDidReconnect", "didDisconnectWithError",
+            ], "\(callbacks)")
+
+            // The edge has both changes and the new network's candidate.
+            let callSid = try #require(caller.sid)
+            var events: [CallInsightsTests.EventsBody.Event] = []
+            #expect(try await eventually {
+                events = try await CallInsightsTests.events(harness, callSid: callSid).body?.events ?? []
+                return events.filter { $0.group == "network-information" }.count >= 2
+            }, "\(events.map(\.name))")
+            let changes = events.filter { $0.group == "network-information" && $0.name == "network-change" }.map(\.payload)
+            #expect(changes.count == 2, "\(changes)")
+            let appeared = try #require(changes.first)
+            #expect(appeared["reason"] == "preferred-network-appeared")
+            #expect(appeared["from"] == "lo" && appeared["fromType"] == "LOOPBACK")
+            #expect(appeared["to"] == "wired-test" && appeared["toType"] == "ETHERNET")
+            #expect(appeared["gap"] == "0", "the old path worked until the new one took over: \(appeared)")
+            let lost = try #require(changes.last)
+            #expect(lost["reason"] == "network-lost")
+            #expect(lost["from"] == "wired-test" && lost["to"] == "lo")
+            #expect(Int(lost["gap"] ?? "") != nil)
+            let trickled = events.filter { $0.payload["trickled"] == "true" }
+            #expect(trickled.map { $0.payload["ip"] } == ["127.0.0.2"], "\(trickled)")
+        }
+    }
+
+    @Test func aNetworkThatDoesNotWinLeavesTheCallWhereItIs() async throws {
+        try await CallHarness.withEdge { harness in
+            let (states, feed) = AsyncStream<NetworkSnapshot>.makeStream()
+            feed.yield(NetworkSnapshot(networks: [Self.loopback]))
+            var options = CallOptions()
+            options.networkSource = .states(states)
+            let caller = try await harness.connect(to: "echo", callOptions: options)
+            #expect(await caller.wait(for: .connected))
+            // A cellular network: less preferred than loopback, so media stays.
+            let cellular = HostNetwork(interfaceName: "cell-test", interfaceIndex: 1, type: .cellular, addresses: ["127.0.0.3"])
+            feed.yield(NetworkSnapshot(networks: [Self.loopback, cellular]))
+            let callSid = try #require(caller.sid)
+            var changes: [[String: String]] = []
+            #expect(try await eventually {
+                changes = (try await CallInsightsTests.events(harness, callSid: callSid).body?.events ?? [])
+                    .filter { $0.group == "network-information" }.map(\.payload)
+                return !changes.isEmpty
+            })
+            #expect(changes.first?["reason"] == "network-appeared")
+            #expect(changes.first?["from"] == "lo" && changes.first?["to"] == "lo", "\(changes)")
+            #expect(caller.getStats()?.selectedIceCandidatePair?.localCandidate.ip == "127.0.0.1")
+            caller.disconnect()
+            #expect(await caller.endingError() == nil)
+        }
+    }
+}
