@@ -142,23 +142,27 @@ extension PreflightTestRun {
             publish()
         case .connected(let pair, let at):
             selectedPair = pair
+            networks.selected(pair, now: wallTime(agentTime: at))
             phase = .media
             let start = checkingStarted.map { wallTime($0) } ?? wallTime(agentTime: at)
             timing.iceConnection = TimingMeasurement(startTime: start, endTime: wallTime(agentTime: at))
             publish()
             test.emit(.connected)
             startMedia(in: &group)
-        case .pairChanged(let pair, _):
+        case .pairChanged(let pair, let at):
             selectedPair = pair
+            networks.selected(pair, now: wallTime(agentTime: at))
             publish()
         case .reconnected(let pair, let at):
             selectedPair = pair
+            networks.selected(pair, now: wallTime(agentTime: at))
             disconnectedSince = nil
             timeline.append(ConnectionStateEvent(group: .peerConnectionState, name: "connected", timestamp: wallTime(agentTime: at)))
             test.emit(.reconnected)
             publish()
         case .disconnected(let error, let at):
             disconnectedSince = at
+            networks.lost(now: wallTime(agentTime: at))
             logger.info("ICE disconnected", metadata: ["after": "\(options.mediaTimeout)"])
             test.emit(.reconnecting(error))
             publish()
@@ -167,6 +171,13 @@ extension PreflightTestRun {
         case .serverFailed, .channelBindRefused:
             break
         }
+    }
+
+    /// The host's networks changed (the ICE driver already follows them): recorded for the
+    /// report; the test ends with 70902 when none is left.
+    mutating func networksChanged(_ change: NetworkChange) throws(PreflightError) {
+        try networks.changed(change, now: PreflightTest.nowMilliseconds())
+        if !change.isInitial { publish() }
     }
 
     /// ICE selected a pair: an RTCP report at once (its answer proves the path both ways), then

@@ -15,7 +15,7 @@ extension PreflightTestRun {
         PreflightReportDraft(
             callSid: callSid ?? "", edge: edgeName, selectedEdge: options.selectedEdge, application: application,
             selectedPair: selectedPair, timeline: timeline, warnings: warnings, samples: samples, timing: timing,
-            settlement: settlement, ice: ice, media: media)
+            settlement: settlement, networkChanges: networks.records, ice: ice, media: media)
     }
 
     mutating func takeSample() {
@@ -67,6 +67,7 @@ extension PreflightTestRun {
 
     mutating func finalReport() -> PreflightReport {
         phase = .ended
+        networks.finish(now: PreflightTest.nowMilliseconds())
         closeTimeline()
         return draft().assemble()
     }
@@ -96,6 +97,7 @@ struct PreflightReportDraft: Sendable {
     var samples: [StatsSample]
     var timing: NetworkTiming
     var settlement: VerdictSettlement?
+    var networkChanges: [NetworkChangeRecord]
     let ice: ICEAgentDriver
     let media: MediaSession
 
@@ -121,6 +123,7 @@ struct PreflightReportDraft: Sendable {
         report.iceCandidatePairs = records.pairs
         report.iceCandidateErrors = records.candidateErrors
         report.verdictSettlement = settlement
+        report.networkChanges = networkChanges
         return report
     }
 }

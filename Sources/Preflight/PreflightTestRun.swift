@@ -58,6 +58,8 @@ struct PreflightTestRun: SessionRun {
     var settlement: VerdictSettlement?
     /// The report of the completed test, once complete.
     var completed: PreflightReport?
+    /// The host's networks: their changes for the report.
+    var networks: RunNetworks
 
     /// Runs the test and finishes it with its report or error.
     static func run(_ test: PreflightTest, startTime: Int64) async {
@@ -98,6 +100,7 @@ struct PreflightTestRun: SessionRun {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
+        try NetworkFollower.validate(networkTypes: options.networkTypes)
         // An adaptive test needs two samples to judge; an hour is the longest any test runs.
         let shortest: Duration = options.duration.isAdaptive ? .seconds(2) : .milliseconds(1)
         guard options.duration.maximum >= shortest, options.duration.maximum <= .seconds(3600) else {
@@ -137,14 +140,17 @@ struct PreflightTestRun: SessionRun {
         ice.receiveMedia { media.receive($0) }
         let outcome = await withTaskGroup(of: Void.self) { group -> Result<PreflightReport, PreflightError> in
             group.startSessionLayer(signaling: signaling, ice: [ice], inputs: inputs, wrap: { .session($0) })
+            group.followNetworks(options.networkSource, drivers: [ice], logger: test.logger, inputs: inputs, wrap: { .session($0) })
             var run = PreflightTestRun(
                 test: test, startTime: startTime, origin: origin, signaling: signaling, ice: ice, media: media, inputs: inputs,
-                offeredCodecs: offeredCodecs, options: options)
+                offeredCodecs: offeredCodecs, options: options,
+                networks: RunNetworks(edgeOnLoopback: HostInterfaces.isLoopback(url: options.edgeURL)))
             let result: Result<PreflightReport, PreflightError>
             do throws(PreflightError) {
                 result = .success(try await run.loop(stream, group: &group))
             } catch {
                 // The partial report keeps the states up to the failure.
+                run.networks.finish(now: PreflightTest.nowMilliseconds())
                 run.closeTimeline()
                 run.publish()
                 result = .failure(error)

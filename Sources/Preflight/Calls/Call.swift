@@ -42,6 +42,8 @@ public final class Call: Sendable {
         var selectedPair: ICECandidatePairStats?
         /// The local candidates gathered for the call.
         var iceCandidates: [ICECandidateStats] = []
+        /// The changes of the host's networks during the call.
+        var networkChanges: [NetworkChangeRecord] = []
         /// When the last messages went out (at most ``CallMessage/maximumPerWindow``).
         var messageTimes: [ContinuousClock.Instant] = []
     }
@@ -60,6 +62,10 @@ public final class Call: Sendable {
     /// The local ICE candidates the call gathered (host, server-reflexive, relayed), as the
     /// preflight report lists them; empty until gathering completes. (Added; Twilio has none.)
     public var iceCandidates: [ICECandidateStats] { handle.withLock { $0.iceCandidates } }
+
+    /// Each change of the host's networks during the call, as its Insights `network-change`
+    /// events record them (docs/protocol.md, "Network changes"). (Added; Twilio has none.)
+    public var networkChanges: [NetworkChangeRecord] { handle.withLock { $0.networkChanges } }
 
     /// The caller (`client:<identity>`); `nil` for a call this device placed.
     public var from: String? { handle.withLock { $0.from } }

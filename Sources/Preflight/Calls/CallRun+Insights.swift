@@ -40,6 +40,7 @@ extension CallRun {
     /// `network-information` / `network-change`: one change of the host's networks, what media
     /// used before and after, why, and the gap (``NetworkChangeRecord/insightsPayload``).
     mutating func note(_ record: NetworkChangeRecord) {
+        call.handle.withLock { $0.networkChanges.append(record) }
         note(.networkInformation, "network-change", at: record.timestamp, payload: record.insightsPayload)
     }
 

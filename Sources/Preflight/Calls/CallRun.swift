@@ -79,13 +79,7 @@ extension CallRun {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
-        if let text = options.networkTypes {
-            do throws(PreflightError) {
-                _ = try NetworkTypeOverrides(parsing: text)
-            } catch {
-                throw PreflightError(code: error.code, message: "networkTypes: \(error.message)")
-            }
-        }
+        try NetworkFollower.validate(networkTypes: options.networkTypes)
         let codecs = try AudioCodecs.offer(options.preferredAudioCodecs)
         let audioReceived: (@Sendable ([Int16]) -> Void)?
         if let output = options.audioOutput {

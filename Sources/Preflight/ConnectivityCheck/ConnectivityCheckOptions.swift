@@ -47,6 +47,21 @@ public struct ConnectivityCheckOptions: Sendable {
     /// A PEM file of certificates to trust for TURN over TLS; `nil` by default.
     public var turnTrustedCertificatesFile: String?
 
+    /// Whether the check follows the host's networks: a change is recorded in its result
+    /// (`networkChanges`) and it goes on over the networks left (moving to a more preferred one
+    /// that appears); with none left it ends with 70902 and what it measured. `true` by default.
+    /// Not a constructor argument: set it on the value.
+    public var followsNetworks = true
+    /// The type of named interfaces, `name=type[,name=type…]` (the text of
+    /// `PREFLIGHT_NETWORK_TYPES`, which it replaces); `nil` by default. Not a constructor argument.
+    public var networkTypes: String?
+    /// Where the check's networks come from; a test of the SDK gives its own states.
+    var networkSource: NetworkSource {
+        get { customNetworkSource ?? (followsNetworks ? .system(overrides: networkTypes) : .none) }
+        set { customNetworkSource = newValue }
+    }
+    private var customNetworkSource: NetworkSource?
+
     /// The clock the check reads and waits on: when it started and reached each stage, and its
     /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
     /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.

@@ -96,6 +96,7 @@ extension ConnectivityCheckRun {
                 }
             }
         case .connected(let pair, _), .reconnected(let pair, _), .pairChanged(let pair, _):
+            if leg == .publish { networks.selected(pair, now: RunNetworks.now()) }
             if leg == .publish {
                 result.mediaServerReport.isPublishICEConnected = true
                 result.mediaServerReport.publishICECandidatePairSelected = pair
@@ -120,10 +121,17 @@ extension ConnectivityCheckRun {
         case .failed(let error):
             throw error
         case .disconnected(let error, _):
+            if leg == .publish { networks.lost(now: RunNetworks.now()) }
             logger.info("connectivity check: ICE disconnected", metadata: ["leg": "\(leg)", "error": "\(error.message)"])
         case .timeline, .serverFailed, .channelBindRefused:
             break
         }
+    }
+
+    /// The host's networks changed (the ICE drivers already follow them): recorded for the
+    /// result; the check ends with 70902 when none is left.
+    mutating func networksChanged(_ change: NetworkChange) throws(PreflightError) {
+        try networks.changed(change, now: RunNetworks.now())
     }
 
     /// The edge answered: the codec is set and both connections check against its candidates.

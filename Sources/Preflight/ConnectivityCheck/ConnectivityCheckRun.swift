@@ -45,6 +45,8 @@ struct ConnectivityCheckRun: SessionRun {
     var mediaStarted: ContinuousClock.Instant?
     var mediaEnded: ContinuousClock.Instant?
     var done = false
+    /// The host's networks (the publish connection's path): their changes for the result.
+    var networks = RunNetworks(edgeOnLoopback: false)
 
     /// Runs a check, uploads its result (unless stopped or turned off) and returns it.
     static func run(_ diagnostics: Diagnostics, region: String?) async -> ConnectivityCheckResult {
@@ -73,6 +75,7 @@ struct ConnectivityCheckRun: SessionRun {
         let welcome: InitAnswer
         do throws(PreflightError) {
             offeredCodecs = try AudioCodecs.offer(options.preferredAudioCodecs)
+            try NetworkFollower.validate(networkTypes: options.networkTypes)
             _ = try VideoTestPacketizer(bitrate: options.videoBitrate, frameRate: options.videoFrameRate)
             welcome = try await InitClient.fetch(
                 edge: options.edge, accessToken: options.accessToken, region: region,
@@ -120,9 +123,11 @@ struct ConnectivityCheckRun: SessionRun {
         var run = ConnectivityCheckRun(
             diagnostics: diagnostics, origin: origin, signaling: signaling, publishICE: publishICE, subscribeICE: subscribeICE,
             audioOut: audioOut, videoOut: videoOut, audioIn: audioIn, videoIn: videoIn, inputs: inputs, offeredCodecs: offeredCodecs,
-            result: result, video: video)
+            result: result, video: video, networks: RunNetworks(edgeOnLoopback: HostInterfaces.isLoopback(url: welcome.websocketUrl)))
         return await withTaskGroup(of: Void.self) { group -> ConnectivityCheckResult in
             group.startSessionLayer(signaling: signaling, ice: [publishICE, subscribeICE], inputs: inputs, wrap: { .session($0) })
+            group.followNetworks(
+                options.networkSource, drivers: [publishICE, subscribeICE], logger: diagnostics.logger, inputs: inputs, wrap: { .session($0) })
             group.post(.durationReached, to: inputs, after: options.duration - (options.clock.now - started), on: options.clock)
             do throws(PreflightError) {
                 try await run.loop(stream, group: &group)
@@ -132,6 +137,8 @@ struct ConnectivityCheckRun: SessionRun {
             if !run.done, Task.isCancelled {
                 run.result.errors.append(ReportError(PreflightError(code: .cancelled, message: "connectivity check stopped")))
             }
+            run.networks.finish(now: RunNetworks.now())
+            run.result.networkChanges = run.networks.records.isEmpty ? nil : run.networks.records
             run.finishResult()
             if let callSid = run.callSid { await signaling.hangup(callSid: callSid, reason: run.done ? "completed" : "stopped") }
             run.audioOut.stopSending()

@@ -31,6 +31,17 @@ enum NetworkSource: Sendable {
 /// on), and the run hears of it (``NetworkChange``). What the change means for the run is
 /// ``NetworkSwitchTracker``'s to say.
 enum NetworkFollower {
+    /// Checks an option's `networkTypes` text before a run starts.
+    /// - Throws: ``PreflightError`` `.invalidArgument` (70005) when it does not parse.
+    static func validate(networkTypes text: String?) throws(PreflightError) {
+        guard let text else { return }
+        do throws(PreflightError) {
+            _ = try NetworkTypeOverrides(parsing: text)
+        } catch {
+            throw PreflightError(code: error.code, message: "networkTypes: \(error.message)")
+        }
+    }
+
     /// Follows `source` until the task is cancelled or the source ends. A system monitor that
     /// cannot start (70901: no netlink in a sandbox, no monitor on the platform) leaves the run
     /// on the networks it started with; that is logged, and the run goes on.

@@ -85,6 +85,7 @@ extension LastmileProbeRun {
             }
             phase = .awaitingAnswer
         case .connected(let pair, _):
+            networks.selected(pair, now: RunNetworks.now())
             connected = true
             let address = pair.remoteCandidate.ip
             overhead = ProbePacket.wireOverhead(ipv6: address.contains(":"))
@@ -92,9 +93,19 @@ extension LastmileProbeRun {
             pingStart = seconds()
         case .failed(let error):
             throw error
-        case .timeline, .pairChanged, .reconnected, .disconnected, .serverFailed, .channelBindRefused:
+        case .pairChanged(let pair, _), .reconnected(let pair, _):
+            networks.selected(pair, now: RunNetworks.now())
+        case .disconnected:
+            networks.lost(now: RunNetworks.now())
+        case .timeline, .serverFailed, .channelBindRefused:
             break
         }
+    }
+
+    /// The host's networks changed (the ICE driver already follows them): recorded for the
+    /// result; the probe ends with 70902 when none is left.
+    mutating func networksChanged(_ change: NetworkChange) throws(PreflightError) {
+        try networks.changed(change, now: RunNetworks.now())
     }
 
     /// A datagram from the edge: a downlink probe packet or a ping's echo.

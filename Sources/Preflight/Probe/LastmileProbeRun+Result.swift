@@ -62,6 +62,9 @@ extension LastmileProbeRun {
         func report(_ way: ProbeDirection.Way, expected: Int) -> LastmileProbeOneWayResult {
             finished[way] ?? LastmileProbeOneWayResult(state: .unavailable, expectedBitrate: expected, reason: error?.message ?? "not probed")
         }
+        var networks = networks
+        networks.finish(now: RunNetworks.now())
+        result.networkChanges = networks.records.isEmpty ? nil : networks.records
         if config.probeUplink { result.uplinkReport = report(.uplink, expected: config.expectedUplinkBitrate) }
         if config.probeDownlink { result.downlinkReport = report(.downlink, expected: config.expectedDownlinkBitrate) }
         let states = [result.uplinkReport, result.downlinkReport].compactMap { $0?.state }

@@ -64,6 +64,8 @@ struct LastmileProbeRun: SessionRun {
     var qualities: [LastmileQualitySample] = []
     var packetsInWindow = 0
     var connected = false
+    /// The host's networks: their changes for the result.
+    var networks = RunNetworks(edgeOnLoopback: false)
 
     /// Runs the probe and finishes it with its result.
     static func run(_ probe: LastmileProbe, config: LastmileProbeConfig) async {
@@ -73,6 +75,7 @@ struct LastmileProbeRun: SessionRun {
         let (outgoing, outbox) = AsyncStream<SignalingMessage>.makeStream()
         let ice: ICEAgentDriver
         do {
+            try NetworkFollower.validate(networkTypes: options.networkTypes)
             ice = try await ICEAgentDriver.bind(
                 configuration: ICEAgentDriverConfiguration(
                     agent: ICEAgent.Configuration(
@@ -93,10 +96,12 @@ struct LastmileProbeRun: SessionRun {
         var run = LastmileProbeRun(
             probe: probe, config: config, origin: origin, signaling: signaling, ice: ice, inputs: inputs, outbox: outbox)
         run.loopback = HostInterfaces.isLoopback(url: options.edgeURL)
+        run.networks = RunNetworks(edgeOnLoopback: run.loopback)
         if config.probeUplink { run.pending.append(.uplink) }
         if config.probeDownlink { run.pending.append(.downlink) }
         let (result, error) = await withTaskGroup(of: Void.self) { group -> (LastmileProbeResult, PreflightError?) in
             group.startSessionLayer(signaling: signaling, ice: [ice], inputs: inputs, wrap: { .session($0) })
+            group.followNetworks(options.networkSource, drivers: [ice], logger: probe.logger, inputs: inputs, wrap: { .session($0) })
             group.addTask { for await message in outgoing { try? await signaling.send(message) } }
             group.post(.control, to: inputs, every: .milliseconds(20), on: options.clock)
             group.post(.quality, to: inputs, every: .seconds(2), on: options.clock)

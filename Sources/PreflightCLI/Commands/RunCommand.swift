@@ -92,6 +92,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @OptionGroup(title: "Audio (instead of the test signal)")
     public var audioOptions: TestAudioOptions
 
+    /// The type of named interfaces, for the network changes the test records.
+    @OptionGroup(title: "Networks")
+    public var networkTypes: NetworkTypeOption
+
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
@@ -205,6 +209,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             consentTimeout: .milliseconds(Int64(consentTimeout * 1000)), turnTrustedCertificatesFile: turnCAFile,
             edgeTrustedCertificatesFile: connection.edgeCAFile)
         options.uploadsReport = !noUpload
+        options.networkTypes = networkTypes.text
         if !roaming.isEmpty { options.edge = .roaming(roaming) }
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
         options.fakeMicInput = audio.input == nil

@@ -26,6 +26,9 @@ public struct CallOutcome: Sendable, Hashable, Codable {
     /// The DTMF digits the other party sent (`--digits`), in order; empty when none came.
     public var digitsReceived: String
 
+    /// Each change of the host's networks during the call (``Call/networkChanges``).
+    public var networkChanges: [NetworkChangeRecord] = []
+
     /// Creates an outcome; the summary is made from `samples` and `warnings`.
     public init(
         party: String, states: [String], callbacks: [String], callSid: String?, error: ReportError?, samples: [StatsSample],
@@ -42,7 +45,7 @@ public struct CallOutcome: Sendable, Hashable, Codable {
         summary = CallSampleSummary(samples: samples, warnings: warnings)
     }
 
-    private enum CodingKeys: String, CodingKey { case party, states, callbacks, callSid, error, samples, warnings, summary, digitsReceived }
+    private enum CodingKeys: String, CodingKey { case party, states, callbacks, callSid, error, samples, warnings, summary, digitsReceived, networkChanges }
 
     /// Encodes every key, `callSid` and `error` as `null` when absent.
     public func encode(to encoder: any Encoder) throws {
@@ -56,6 +59,7 @@ public struct CallOutcome: Sendable, Hashable, Codable {
         try container.encode(warnings, forKey: .warnings)
         try container.encode(summary, forKey: .summary)
         try container.encode(digitsReceived, forKey: .digitsReceived)
+        try container.encode(networkChanges, forKey: .networkChanges)
     }
 
     /// The error as a ``PreflightError`` (for the exit status), when there is one.

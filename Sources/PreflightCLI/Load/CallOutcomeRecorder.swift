@@ -63,12 +63,14 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
         while !hasFinalCallback, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return state.withLock { recorded in
+        var outcome = state.withLock { recorded in
             CallOutcome(
                 party: party, states: call.states.map(\.rawValue), callbacks: recorded.callbacks, callSid: call.sid,
                 error: recorded.error.map { ReportError($0) }, samples: recorded.samples, warnings: recorded.warnings,
                 digitsReceived: recorded.digits)
         }
+        outcome.networkChanges = call.networkChanges
+        return outcome
     }
 
     /// The callbacks recorded so far.

@@ -25,6 +25,9 @@ public struct ConnectivityCheckResult: Sendable, Hashable, Codable {
     public var codec: String
     /// How long media flowed, seconds.
     public var mediaDuration: Double
+    /// Each change of the host's networks during the check (``NetworkChangeRecord``); `nil` when
+    /// there was none.
+    public var networkChanges: [NetworkChangeRecord]?
 
     /// Creates a result.
     public init(

@@ -24,6 +24,9 @@ public struct LastmileProbeResult: Sendable, Hashable, Codable {
     public var duration: Double
     /// The error that ended the probe early, if any (its code and message).
     public var error: ReportError?
+    /// Each change of the host's networks during the probe (``NetworkChangeRecord``); `nil` when
+    /// there was none.
+    public var networkChanges: [NetworkChangeRecord]?
 
     /// Creates a result.
     public init(

@@ -2,7 +2,7 @@ extension PreflightReport {
     enum CodingKeys: String, CodingKey {
         case callSid, edge, selectedEdge, iceCandidates, selectedIceCandidatePair, networkStats, statsSamples
         case callQuality, warnings, warningsCleared, networkTiming, isTurnRequired
-        case application, uplink, downlink, eModelMOS, error, timeline, iceCandidatePairs, iceCandidateErrors, edgeSelection
+        case application, uplink, downlink, eModelMOS, error, timeline, networkChanges, iceCandidatePairs, iceCandidateErrors, edgeSelection
         case verdictSettlement
     }
 
@@ -40,6 +40,7 @@ extension PreflightReport {
         eModelMOS = try container.decodeIfPresent(MetricStats.self, forKey: .eModelMOS)
         error = try container.decodeIfPresent(ReportError.self, forKey: .error)
         timeline = try container.decodeIfPresent([ConnectionStateEvent].self, forKey: .timeline) ?? []
+        networkChanges = try container.decodeIfPresent([NetworkChangeRecord].self, forKey: .networkChanges) ?? []
         iceCandidatePairs = try container.decodeIfPresent([ICECandidatePairRecord].self, forKey: .iceCandidatePairs) ?? []
         iceCandidateErrors = try container.decodeIfPresent([ICECandidateErrorRecord].self, forKey: .iceCandidateErrors) ?? []
         edgeSelection = try container.decodeIfPresent(EdgeSelection.self, forKey: .edgeSelection)
@@ -68,6 +69,7 @@ extension PreflightReport {
         try container.encodeIfPresent(error, forKey: .error)
         // Added arrays are omitted while empty, so a report without ICE details keeps the reference shape.
         if !timeline.isEmpty { try container.encode(timeline, forKey: .timeline) }
+        if !networkChanges.isEmpty { try container.encode(networkChanges, forKey: .networkChanges) }
         if !iceCandidatePairs.isEmpty { try container.encode(iceCandidatePairs, forKey: .iceCandidatePairs) }
         if !iceCandidateErrors.isEmpty { try container.encode(iceCandidateErrors, forKey: .iceCandidateErrors) }
         try container.encodeIfPresent(edgeSelection, forKey: .edgeSelection)

@@ -50,6 +50,9 @@ public struct PreflightReport: Sendable, Hashable, Codable {
     /// The connection's state changes in order (ICE gathering, ICE connection, peer connection,
     /// signaling, candidates), with their times: the Insights events of "Twilio Voice SDK: TVOCall".
     public var timeline: [ConnectionStateEvent] = []
+    /// Each change of the host's networks during the test: when, the network media used before
+    /// and after, why, and the gap (``NetworkChangeRecord``); omitted while empty.
+    public var networkChanges: [NetworkChangeRecord] = []
     /// Every candidate pair the ICE agent formed, with its checks' outcome.
     public var iceCandidatePairs: [ICECandidatePairRecord] = []
     /// STUN and TURN servers that gave no candidate, with why (e.g. TURN refusing the credentials).
