@@ -104,6 +104,54 @@ def packets_lost(received: list[tuple[int, int, int]], dropped_on_purpose: set[t
     return len(missing_sequences(received, window) - dropped_on_purpose)
 
 
+STUN_COOKIE = 0x2112A442
+USE_CANDIDATE = 0x0025
+
+
+def stun_message(payload: bytes) -> tuple[int, bytes, bool] | None:
+    """(message type, transaction id, whether it carries USE-CANDIDATE) of a STUN message, or None."""
+    if len(payload) < 20 or payload[0] & 0xC0 or struct.unpack("!I", payload[4:8])[0] != STUN_COOKIE:
+        return None
+    kind, length = struct.unpack("!HH", payload[:4])
+    use_candidate = False
+    offset, end = 20, min(len(payload), 20 + length)
+    while offset + 4 <= end:
+        attribute, size = struct.unpack("!HH", payload[offset:offset + 4])
+        use_candidate = use_candidate or attribute == USE_CANDIDATE
+        offset += 4 + (size + 3) // 4 * 4
+    return kind, bytes(payload[8:20]), use_candidate
+
+
+def edge_verifications(datagrams: list, edge_ip: str) -> tuple[dict[tuple[str, int], int], list[tuple[int, tuple[str, int]]]]:
+    """What the ICE-lite edge made of the client's checks, from its capture (`UDPDatagram`s):
+    each client address it verified (answered a Binding request from with a success response)
+    and when first, and each nomination (a success answering a request with USE-CANDIDATE: the
+    edge's media goes there from then on), in time order. Addresses are (ip, port)."""
+    requests: dict[bytes, tuple[tuple[str, int], bool]] = {}
+    verified: dict[tuple[str, int], int] = {}
+    nominations: list[tuple[int, tuple[str, int]]] = []
+    for d in sorted(datagrams, key=lambda d: d.time_ns):
+        m = stun_message(d.payload)
+        if m is None:
+            continue
+        kind, txid, use_candidate = m
+        if kind == 0x0001 and d.dst == edge_ip:
+            requests[txid] = ((d.src, d.sport), use_candidate)
+        elif kind == 0x0101 and d.src == edge_ip and txid in requests:
+            address, nominating = requests[txid]
+            if (d.dst, d.dport) != address:
+                continue
+            verified.setdefault(address, d.time_ns)
+            if nominating:
+                nominations.append((d.time_ns, address))
+    return verified, nominations
+
+
+def accepted_by_edge(datagrams: list, verified: dict[tuple[str, int], int]) -> list:
+    """The datagrams that arrived from an address the edge had verified by then: the rest it drops."""
+    return [d for d in datagrams if verified.get((d.src, d.sport), 2**63) <= d.time_ns]
+
+
 def longest_gap_ms(times_ns: list[int], start_ns: int, end_ns: int) -> float:
     """The longest time without a packet in [start_ns, end_ns]: between consecutive arrivals, and
     from the window's start to the first and from the last to its end (a stream that dies counts
@@ -132,6 +180,15 @@ def switch_time(event_ns: int, until_ns: int, target: str, by_uplink: dict[str, 
     first = min((t for t in by_uplink.get(target, []) if event_ns <= t < until_ns), default=None)
     return {"ms": None if first is None else (first - event_ns) / 1e6,
             "already": carrier_before(event_ns, by_uplink) == target}
+
+
+def both_ways(switch: dict) -> float | None:
+    """When audio flowed both ways on the target after an event: the later of the caller's first
+    packet the edge took by it ("ms") and the edge's first packet to the client by it ("down_ms");
+    None when either never came."""
+    if switch.get("ms") is None or switch.get("down_ms") is None:
+        return None
+    return max(switch["ms"], switch["down_ms"])
 
 
 def median(values: list[float]) -> float:
@@ -174,9 +231,11 @@ TARGETS = {
 
 
 def run_meets_target(scenario: str, run: dict) -> bool:
-    """Whether one run's figures meet its scenario's target (TARGETS)."""
+    """Whether one run's figures meet its scenario's target (TARGETS). A switch's time here is
+    when audio flowed both ways on the new network (`both_ways`): the caller's audio reaching the
+    edge alone is not a call that works."""
     switches = [s for s in run.get("switches", []) if s.get("target")]
-    times = [s["ms"] for s in switches]
+    times = [both_ways(s) for s in switches]
     dropped = run.get("dropped", True)
     if scenario == "a":
         return (bool(times) and all(t is not None and t <= 1000 for t in times)
@@ -185,7 +244,7 @@ def run_meets_target(scenario: str, run: dict) -> bool:
     if scenario == "b":
         return bool(times) and all(t is not None and t <= 1500 for t in times) and not dropped
     if scenario == "c":
-        return not dropped and bool(switches) and all(s["ms"] is not None or s.get("already") for s in switches)
+        return not dropped and bool(switches) and all(both_ways(s) is not None or s.get("already") for s in switches)
     if scenario == "d":
         return bool(times) and all(t is not None and t <= 1000 for t in times) and not dropped
     if scenario == "e":
@@ -203,12 +262,15 @@ def summarize(scenario: str, runs: list[dict]) -> dict:
     calls dropped, the switches seen, the error codes, and the runs that met the target."""
     switches = [s for r in runs for s in r.get("switches", []) if s.get("target")]
     times = [s["ms"] for s in switches if s["ms"] is not None]
+    both = [both_ways(s) for s in switches]
     gaps_up = [r.get("gap_up_ms") for r in runs]
     gaps_down = [r.get("gap_down_ms") for r in runs]
     return {
         "scenario": scenario, "runs": len(runs),
         "switch_median_ms": median(times), "switch_p95_ms": p95(times),
         "switches_seen": len(times), "switches_expected": len(switches),
+        "both_ways_median_ms": median(both), "both_ways_p95_ms": p95(both),
+        "both_ways_seen": sum(1 for b in both if b is not None),
         "gap_up_median_ms": median(gaps_up), "gap_up_p95_ms": p95(gaps_up),
         "gap_down_median_ms": median(gaps_down), "gap_down_p95_ms": p95(gaps_down),
         "lost_up": sum(r.get("lost_up") or 0 for r in runs), "lost_down": sum(r.get("lost_down") or 0 for r in runs),
@@ -226,13 +288,14 @@ def _ms(v) -> str:
 
 def format_table(summaries: list[dict]) -> str:
     """The benchmark's table: a row per scenario beside its target."""
-    lines = ["| scenario | runs | switch ms median / p95 (seen) | gap up ms median / p95 | gap down ms median / p95 "
-             "| lost up / down | dropped | errors | target | met |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| scenario | runs | switch ms median / p95 (seen) | both ways ms median / p95 (seen) | gap up ms median / p95 "
+             "| gap down ms median / p95 | lost up / down | dropped | errors | target | met |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in summaries:
         lines.append(
             f"| {s['scenario']} | {s['runs']} | {_ms(s['switch_median_ms'])} / {_ms(s['switch_p95_ms'])} "
-            f"({s['switches_seen']}/{s['switches_expected']}) | {_ms(s['gap_up_median_ms'])} / {_ms(s['gap_up_p95_ms'])} "
+            f"({s['switches_seen']}/{s['switches_expected']}) | {_ms(s['both_ways_median_ms'])} / {_ms(s['both_ways_p95_ms'])} "
+            f"({s['both_ways_seen']}/{s['switches_expected']}) | {_ms(s['gap_up_median_ms'])} / {_ms(s['gap_up_p95_ms'])} "
             f"| {_ms(s['gap_down_median_ms'])} / {_ms(s['gap_down_p95_ms'])} | {s['lost_up']} / {s['lost_down']} "
             f"| {s['dropped']} | {', '.join(map(str, s['error_codes'])) or '–'} | {s['target']} | {s['met']}/{s['runs']} |")
     return "\n".join(lines)
@@ -584,19 +647,34 @@ def analyze(sc: HandoverScenario, uplinks: dict[str, Uplink], pcaps: dict[str, P
 
     public = {u.public_ip for u in uplinks.values()}
     client_ips = {u.client_ip for u in uplinks.values()}
-    by_uplink: dict[str, list[int]] = {}
+    by_uplink: dict[str, list[int]] = {}  # when each caller→edge audio packet left the client, by uplink
+    sent_by_uplink: dict[str, list] = {}
+    down_by_uplink: dict[str, list[int]] = {}  # edge→caller audio leaving the router by each uplink
     dropped_up: set[tuple[int, int]] = set()
     dropped_down_keys = set().union(*(d.get("down", set()) for d in drops.values())) if drops else set()
     for name, u in uplinks.items():
-        sent = [d for d in read(f"router-{name}") if d.src == u.client_ip and d.dst == EDGE_IP and T.is_audio_rtp(d)]
-        by_uplink[name] = [d.time_ns for d in sent]
+        routed = read(f"router-{name}")
+        sent = [d for d in routed if d.src == u.client_ip and d.dst == EDGE_IP and T.is_audio_rtp(d)]
+        sent_by_uplink[name] = sent
+        down_by_uplink[name] = [d.time_ns for d in routed if d.src == EDGE_IP and d.dst == u.client_ip and T.is_audio_rtp(d)]
         up_drops = drops.get(name, {}).get("up", set())
         dropped_up |= {rtp_id(d.payload) for d in sent if d.key in up_drops}
     edge = read("edge")
-    up_rx = [d for d in edge if d.src in public and d.dst == EDGE_IP and T.is_audio_rtp(d)]
+    verified, nominations = edge_verifications(edge, EDGE_IP)
+    arrived = [d for d in edge if d.src in public and d.dst == EDGE_IP and T.is_audio_rtp(d)]
+    # The edge drops media from an address no check verified (docs/protocol.md, "Network
+    # changes"): such packets arrived but were not received.
+    up_rx = accepted_by_edge(arrived, verified)
+    accepted_keys = {d.key for d in up_rx}
+    by_public = {u.public_ip: name for name, u in uplinks.items()}
+    fig["edge_nominations"] = [[round((t - connected_ns) / 1e9, 3), by_public.get(a[0], a[0])] for t, a in nominations]
     down_tx = [d for d in edge if d.src == EDGE_IP and d.dst in public and T.is_audio_rtp(d)]
     down_rx = [d for d in read("client") if d.src == EDGE_IP and d.dst in client_ips and T.is_audio_rtp(d)]
     dropped_down = {rtp_id(d.payload) for d in down_tx if d.key in dropped_down_keys}
+    # A switch counts once the edge takes the media from the new network: packets that left by
+    # it and arrived from an address the edge had verified (the same packet, by payload).
+    by_uplink = {name: [d.time_ns for d in sent if d.key in accepted_keys] for name, sent in sent_by_uplink.items()}
+    any_by_uplink = {name: [d.time_ns for d in sent] for name, sent in sent_by_uplink.items()}
     end = ended_ns or connected_ns + sc.duration * 1_000_000_000
     window = (connected_ns + 1_000_000_000, end - 1_000_000_000)
     fig["window_s"] = [(window[0] - connected_ns) / 1e9, (window[1] - connected_ns) / 1e9]
@@ -609,7 +687,9 @@ def analyze(sc: HandoverScenario, uplinks: dict[str, Uplink], pcaps: dict[str, P
     fig["lost_up"] = packets_lost(ids(up_rx), dropped_up, window)
     fig["lost_down"] = packets_lost(ids(down_rx), dropped_down, window)
     fig["dropped_on_purpose"] = {"up": len(dropped_up), "down": len(dropped_down)}
-    fig["rtp_packets"] = {"up_sent_by_uplink": {k: len(v) for k, v in by_uplink.items()}, "up_received": len(up_rx),
+    fig["rtp_packets"] = {"up_sent_by_uplink": {k: len(v) for k, v in sent_by_uplink.items()},
+                          "up_accepted_by_uplink": {k: len(v) for k, v in by_uplink.items()},
+                          "up_arrived": len(arrived), "up_received": len(up_rx),
                           "down_sent": len(down_tx), "down_received": len(down_rx),
                           "up_ssrcs": len({rtp_id(d.payload)[0] for d in up_rx}),
                           "down_ssrcs": len({rtp_id(d.payload)[0] for d in down_rx})}
@@ -623,6 +703,15 @@ def analyze(sc: HandoverScenario, uplinks: dict[str, Uplink], pcaps: dict[str, P
                "carrier_before": carrier_before(ev["t_ns"], by_uplink)}
         if ev["target"]:
             row.update(switch_time(ev["t_ns"], until, ev["target"], by_uplink))
+            # Diagnosis: the first packet on the target at all, whether or not the edge took it.
+            row["first_sent_ms"] = switch_time(ev["t_ns"], until, ev["target"], any_by_uplink)["ms"]
+            # The other direction: the edge's audio reaching the client by the target (the edge
+            # sends where the client nominated), and the nomination itself.
+            row["down_ms"] = switch_time(ev["t_ns"], until, ev["target"], down_by_uplink)["ms"]
+            target_public = uplinks[ev["target"]].public_ip
+            nominated = [t for t, a in nominations if a[0] == target_public and ev["t_ns"] <= t < until]
+            row["nominated_ms"] = (nominated[0] - ev["t_ns"]) / 1e6 if nominated else None
+            row["both_ms"] = both_ways(row)
         fig["switches"].append(row)
     return fig
 
@@ -718,11 +807,20 @@ def run_once(sc: HandoverScenario, uplinks: dict[str, Uplink], binary: Path, out
     return record
 
 
+def switch_text(s: dict) -> str:
+    """One event's switch for the run line: its time, `already`, or `never` (with when packets
+    left by the target anyway, which the edge did not take)."""
+    if s.get("ms") is not None:
+        return f"{s['ms']:.0f} ms (edge's audio by it {_ms(s.get('down_ms'))} ms, nominated {_ms(s.get('nominated_ms'))} ms)"
+    if s.get("already"):
+        return "already"
+    sent = s.get("first_sent_ms")
+    return "never" + (f" (sent on it from {sent:.0f} ms, not taken by the edge)" if sent is not None else "")
+
+
 def describe(record: dict) -> str:
-    sw = ", ".join(
-        f"{s['action']} {s['uplink']}@{s['at_s']:g}s→{s['target']}: "
-        + ("already" if s.get("already") and s.get("ms") is None else _ms(s.get("ms")) + " ms" if s.get("ms") is not None else "never")
-        for s in record.get("switches", []) if s.get("target"))
+    sw = ", ".join(f"{s['action']} {s['uplink']}@{s['at_s']:g}s→{s['target']}: {switch_text(s)}"
+                   for s in record.get("switches", []) if s.get("target"))
     return (f"switch [{sw or '–'}]; gap up {_ms(record.get('gap_up_ms'))} ms, down {_ms(record.get('gap_down_ms'))} ms; "
             f"lost up {record.get('lost_up')}, down {record.get('lost_down')}; "
             f"{'DROPPED' if record.get('dropped') else 'not dropped'}"

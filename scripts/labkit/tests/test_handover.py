@@ -122,6 +122,7 @@ class OutcomeTests(unittest.TestCase):
 
 
 def run(switches, **kw):
+    switches = [dict({"down_ms": s.get("ms")}, **s) for s in switches]
     base = {"switches": switches, "gap_up_ms": 40.0, "gap_down_ms": 40.0, "lost_up": 0, "lost_down": 0,
             "dropped": False, "error_code": None}
     base.update(kw)
@@ -136,6 +137,13 @@ class TargetTests(unittest.TestCase):
         self.assertFalse(H.run_meets_target("a", dict(good, lost_up=1)))
         self.assertFalse(H.run_meets_target("a", dict(good, gap_down_ms=61.0)))
         self.assertFalse(H.run_meets_target("a", dict(good, gap_up_ms=None)))
+
+    def test_both_ways(self):
+        self.assertEqual(H.both_ways({"ms": 300.0, "down_ms": 500.0}), 500.0)
+        self.assertIsNone(H.both_ways({"ms": 300.0, "down_ms": None}))
+        self.assertIsNone(H.both_ways({"ms": None, "down_ms": 20.0}))
+        # The caller's audio back in time but the edge's never: not a working call.
+        self.assertFalse(H.run_meets_target("b", run([{"target": "cell0", "ms": 1400.0, "down_ms": None}])))
 
     def test_b_c_d_e(self):
         self.assertTrue(H.run_meets_target("b", run([{"target": "cell0", "ms": 1400.0}])))
@@ -163,12 +171,55 @@ class SummaryTests(unittest.TestCase):
         self.assertEqual((s["lost_up"], s["lost_down"], s["dropped"], s["error_codes"], s["failed_runs"]), (3, 0, 1, [53405], 1))
         self.assertEqual(s["met"], 3)
         table = H.format_table([s])
-        self.assertIn("| b | 4 | 200 / 300 (3/4) | 55 / 70 | 40 / 40 | 3 / 0 | 1 | 53405 |", table)
+        self.assertIn("| b | 4 | 200 / 300 (3/4) | 200 / 300 (3/4) | 55 / 70 | 40 / 40 | 3 / 0 | 1 | 53405 |", table)
         self.assertIn("3/4 |", table)
 
     def test_empty_figures_print_as_dashes(self):
         s = H.summarize("e", [run([], gap_up_ms=None, gap_down_ms=None, dropped=True, error_code=53405)])
-        self.assertIn("| e | 1 | – / – (0/0) | – / – | – / – |", H.format_table([s]))
+        self.assertIn("| e | 1 | – / – (0/0) | – / – (0/0) | – / – | – / – |", H.format_table([s]))
+
+
+def stun(kind: int, txid: bytes, use_candidate: bool = False) -> bytes:
+    attributes = b""
+    if use_candidate:
+        attributes += struct.pack("!HH", 0x0025, 0)
+    attributes += struct.pack("!HH", 0x0006, 5) + b"ab:cd\x00\x00\x00"  # USERNAME, padded
+    return struct.pack("!HHI", kind, len(attributes), 0x2112A442) + txid + attributes
+
+
+def udp(t_ms, payload, src, sport, dst, dport):
+    from labkit.pcap import UDPDatagram
+    return UDPDatagram(ms(t_ms), src, sport, dst, dport, payload)
+
+
+class EdgeVerificationTests(unittest.TestCase):
+    EDGE, A, B = "198.18.2.2", "198.18.2.20", "198.18.2.21"
+
+    def test_stun_message(self):
+        self.assertEqual(H.stun_message(stun(0x0001, b"x" * 12, True)), (0x0001, b"x" * 12, True))
+        self.assertEqual(H.stun_message(stun(0x0101, b"y" * 12)), (0x0101, b"y" * 12, False))
+        self.assertIsNone(H.stun_message(rtp(1)))  # RTP: version bits set
+        self.assertIsNone(H.stun_message(b"\x00\x01" + b"\x00" * 18))  # no magic cookie
+
+    def test_verified_and_nominated_addresses_and_what_the_edge_takes(self):
+        e, a, b = self.EDGE, self.A, self.B
+        caps = [
+            udp(0, stun(0x0001, b"1" * 12, True), a, 5000, e, 7000),
+            udp(1, stun(0x0101, b"1" * 12), e, 7000, a, 5000),
+            udp(10, rtp(1), a, 5000, e, 7000),
+            udp(20, rtp(2), b, 5001, e, 7000),  # from B before any check: dropped
+            udp(30, stun(0x0001, b"2" * 12), b, 5001, e, 7000),
+            udp(31, stun(0x0101, b"2" * 12), e, 7000, b, 5001),  # B verified, not nominated
+            udp(40, stun(0x0001, b"3" * 12, True), b, 5002, e, 7000),  # another port: unanswered
+            udp(50, rtp(3), b, 5001, e, 7000),
+            udp(60, rtp(4), b, 5002, e, 7000),
+            udp(70, stun(0x0101, b"9" * 12), e, 7000, b, 5001),  # answers nothing we saw
+        ]
+        verified, nominations = H.edge_verifications(caps, e)
+        self.assertEqual(verified, {(a, 5000): ms(1), (b, 5001): ms(31)})
+        self.assertEqual(nominations, [(ms(1), (a, 5000))])
+        taken = H.accepted_by_edge([d for d in caps if H.stun_message(d.payload) is None], verified)
+        self.assertEqual([H.rtp_id(d.payload)[1] for d in taken], [1, 3])
 
 
 class MonitorTests(unittest.TestCase):
