@@ -163,11 +163,15 @@ def longest_gap_ms(times_ns: list[int], start_ns: int, end_ns: int) -> float:
     return max(b - a for a, b in zip(edges, edges[1:])) / 1e6
 
 
-def carrier_before(event_ns: int, by_uplink: dict[str, list[int]]) -> str | None:
-    """The uplink that carried the last packet before `event_ns` (None when none had)."""
+RECENT_NS = 500_000_000  # media "flows" on an uplink when its last packet came less than this ago
+
+
+def carrier_before(event_ns: int, by_uplink: dict[str, list[int]], within_ns: int = RECENT_NS) -> str | None:
+    """The uplink that carried the last packet before `event_ns`, if that packet came within
+    `within_ns` of it (None when no media was flowing then)."""
     best, best_t = None, None
     for name, times in by_uplink.items():
-        before = [t for t in times if t < event_ns]
+        before = [t for t in times if event_ns - within_ns <= t < event_ns]
         if before and (best_t is None or max(before) > best_t):
             best, best_t = name, max(before)
     return best
@@ -175,8 +179,8 @@ def carrier_before(event_ns: int, by_uplink: dict[str, list[int]]) -> str | None
 
 def switch_time(event_ns: int, until_ns: int, target: str, by_uplink: dict[str, list[int]]) -> dict:
     """How the media reached `target` after a network event: {"ms": time from the event to the
-    first packet on `target` in [event_ns, until_ns), or None when none came; "already": the last
-    packet before the event was already on `target` (no switch was needed)}."""
+    first packet on `target` in [event_ns, until_ns), or None when none came; "already": the media
+    was flowing on `target` just before the event (no switch was needed)}."""
     first = min((t for t in by_uplink.get(target, []) if event_ns <= t < until_ns), default=None)
     return {"ms": None if first is None else (first - event_ns) / 1e6,
             "already": carrier_before(event_ns, by_uplink) == target}
@@ -694,6 +698,8 @@ def analyze(sc: HandoverScenario, uplinks: dict[str, Uplink], pcaps: dict[str, P
                           "up_ssrcs": len({rtp_id(d.payload)[0] for d in up_rx}),
                           "down_ssrcs": len({rtp_id(d.payload)[0] for d in down_rx})}
     fig["carrier_at_end"] = carrier_before(end, by_uplink)
+    reconnection = [c for c in fig["callbacks"] or [] if c in ("call:isReconnectingWithError:", "callDidReconnect")]
+    fig["reconnecting_at_end"] = bool(reconnection) and reconnection[-1] == "call:isReconnectingWithError:"
     for i, ev in enumerate(events):
         if ev.get("t_ns") is None:
             continue
@@ -824,6 +830,7 @@ def describe(record: dict) -> str:
     return (f"switch [{sw or '–'}]; gap up {_ms(record.get('gap_up_ms'))} ms, down {_ms(record.get('gap_down_ms'))} ms; "
             f"lost up {record.get('lost_up')}, down {record.get('lost_down')}; "
             f"{'DROPPED' if record.get('dropped') else 'not dropped'}"
+            f"{' (still reconnecting at its end)' if record.get('reconnecting_at_end') else ''}"
             f"{' (error ' + str(record.get('error_code')) + ': ' + str(record.get('error_message')) + ')' if record.get('error_code') else ''}"
             f"{'; FAILED: ' + record['failure'] if record.get('failure') else ''}"
             f"{'; problems: ' + '; '.join(record['problems']) if record.get('problems') else ''}")

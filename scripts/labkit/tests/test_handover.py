@@ -90,6 +90,12 @@ class SwitchTests(unittest.TestCase):
         by = {"wifi0": [ms(0)], "cell0": [ms(2000)]}
         self.assertEqual(H.switch_time(ms(50), ms(1000), "cell0", by), {"ms": None, "already": False})
 
+    def test_media_that_stopped_long_before_is_not_already_on_the_target(self):
+        # The only network came back at 10 s; its last packet was at 5 s: not "already".
+        by = {"wifi0": [ms(t) for t in (4960, 4980, 10_700)]}
+        self.assertIsNone(H.carrier_before(ms(10_000), by))
+        self.assertEqual(H.switch_time(ms(10_000), ms(15_000), "wifi0", by), {"ms": 700.0, "already": False})
+
     def test_already_on_the_target(self):
         by = {"wifi0": [ms(0)], "cell0": [ms(30), ms(60)]}
         self.assertEqual(H.switch_time(ms(50), ms(1000), "cell0", by), {"ms": 10.0, "already": True})
