@@ -64,7 +64,8 @@ import Testing
                 eventLoop: ice.eventLoop, transmit: { ice.sendMedia($0) })
 
             // "Ethernet" appears: a socket of its own, a higher priority, the media moves.
-            let ethernet = HostNetwork(interfaceName: "lo", interfaceIndex: 1, type: .ethernet, addresses: ["127.0.0.2"])
+            // A pretend interface's name: the driver's own loopback socket (interface lo) stays.
+            let ethernet = HostNetwork(interfaceName: "wired-test", interfaceIndex: 1, type: .ethernet, addresses: ["127.0.0.2"])
             let added = await ice.addNetwork(ethernet)
             #expect(added.count == 1 && added.first?.port != UInt16(first.localCandidate.port))
             #expect(await eventually { seen.names.contains("pair-changed") }, "\(seen.names)")

@@ -147,7 +147,10 @@ extension CallRun {
             named(answer.callSid)
             callOpen = true
             // "Server returns an answer to the Client's offer": stamped now, not when ICE connects.
-            if call.role == .caller { note(.connection, CallInsightsEvent.acceptedByRemote.rawValue) }
+            // On the ICE agent's clock, as the ICE states it stamps next (no skew between the two).
+            if call.role == .caller {
+                note(.connection, CallInsightsEvent.acceptedByRemote.rawValue, at: Int64((Double(startTime) + ice.seconds(.now) * 1000).rounded(.down)))
+            }
             note(candidates: answer.ice.candidates, remote: true)
             note(.signalingState, "stable")
             await flushInsights()

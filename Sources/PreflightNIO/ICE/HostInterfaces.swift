@@ -44,6 +44,29 @@ public enum HostInterfaces {
         return ordered.map(\.element.interface)
     }
 
+    /// The host's networks as ``enumerate(loopback:includesIPv6:)`` offers their addresses: each
+    /// interface with an address to offer, its index and type, its addresses in the order above.
+    /// A network's own sockets are bound to these (``ICEAgentDriver``); none when no interface
+    /// has one (the wildcard then stands in).
+    public static func networks(loopback: Bool, includesIPv6: Bool) -> [HostNetwork] {
+        let classifier = NetworkTypeClassifier(overrides: (try? NetworkMonitor.environmentOverrides()) ?? NetworkTypeOverrides())
+        let entries = InterfaceAddressEntry.system()
+        let offered = Set(enumerate(loopback: loopback, includesIPv6: includesIPv6).map(\.address))
+        var networks: [HostNetwork] = []
+        for entry in entries where offered.contains(entry.address) {
+            if let index = networks.firstIndex(where: { $0.interfaceName == entry.interfaceName }) {
+                if !networks[index].addresses.contains(entry.address) { networks[index].addresses.append(entry.address) }
+                continue
+            }
+            let interfaceIndex = Int(if_nametoindex(entry.interfaceName))
+            guard interfaceIndex > 0 else { continue }
+            networks.append(HostNetwork(
+                interfaceName: entry.interfaceName, interfaceIndex: interfaceIndex,
+                type: networkType(entry.address, device: entry.interfaceName, classifier: classifier), addresses: [entry.address]))
+        }
+        return NetworkSnapshot(networks: networks).networks
+    }
+
     /// The interface's type: a loopback address is loopback; else ``NetworkTypeClassifier`` on
     /// what sysfs says of `device` (Linux), or `unknown` where nothing is known.
     static func networkType(_ ip: String, device: String = "", classifier: NetworkTypeClassifier) -> NetworkType {

@@ -8,6 +8,8 @@ struct NetworkSockets: Sendable {
     var sockets: [ICEAgent.Socket: (socket: MediaSocket, interface: String)] = [:]
     /// The next socket's number (0 and 1 are the sockets bound on every interface).
     var nextID = 2
+    /// The networks' sockets bound when the driver started, and their host interfaces.
+    var initial: (hosts: [ICEAgent.HostInterface], bound: [ICEAgent.Socket: TransportAddress]) = ([], [:])
 
     /// Takes every socket out.
     mutating func removeAll() -> [(socket: MediaSocket, interface: String)] {
@@ -26,6 +28,18 @@ extension ICEAgentDriver {
     /// - Returns: the candidates added, to tell the remote side; none when nothing could be bound.
     @discardableResult
     public func addNetwork(_ network: HostNetwork) async -> [ICECandidate] {
+        let (hosts, bound) = await bindSockets(for: network)
+        guard !hosts.isEmpty else { return [] }
+        var added: [ICECandidate] = []
+        update { added = $0.addHosts(hosts, sockets: bound, now: self.seconds(.now)) }
+        return added
+    }
+
+    /// Binds a socket to each of `network`'s addresses the driver offers (loopback ones only for
+    /// a loopback edge, and none else for one; IPv6 ones only when the driver binds IPv6), its
+    /// datagrams leaving by the network's interface, on the driver's event loop.
+    /// - Returns: the host interfaces to offer on them, and each socket's bound address.
+    func bindSockets(for network: HostNetwork) async -> (hosts: [ICEAgent.HostInterface], bound: [ICEAgent.Socket: TransportAddress]) {
         var hosts: [ICEAgent.HostInterface] = []
         var bound: [ICEAgent.Socket: TransportAddress] = [:]
         for address in network.addresses {
@@ -39,7 +53,8 @@ extension ICEAgentDriver {
             let media: MediaSocket
             do throws(PreflightError) {
                 media = try await MediaSocket.bind(
-                    host: address, receiveBufferSize: configuration.receiveBufferSize, interfaceIndex: network.interfaceIndex
+                    host: address, receiveBufferSize: configuration.receiveBufferSize, interfaceIndex: network.interfaceIndex,
+                    group: eventLoop
                 ) { [weak self] in self?.received($0, on: socket) }
             } catch {
                 logger.info("ICE: no socket on \(network.interfaceName)'s \(address): \(error)")
@@ -53,10 +68,26 @@ extension ICEAgentDriver {
             hosts.append(ICEAgent.HostInterface(address: address, socket: socket, networkType: network.type.rawValue))
             bound[socket] = local
         }
-        guard !hosts.isEmpty else { return [] }
-        var added: [ICECandidate] = []
-        update { added = $0.addHosts(hosts, sockets: bound, now: self.seconds(.now)) }
-        return added
+        return (hosts, bound)
+    }
+
+    /// Binds the sockets of the networks the host is on when the driver starts, so that each
+    /// network's host candidates leave by it from the start (the sockets bound on every
+    /// interface would follow the routing table, and move media before ICE decides anything).
+    /// ``gather(servers:)`` offers them; with none (no interface has an address to offer) it
+    /// offers the wildcard's.
+    func bindInitialNetworks() async {
+        var hosts: [ICEAgent.HostInterface] = []
+        var bound: [ICEAgent.Socket: TransportAddress] = [:]
+        for network in HostInterfaces.networks(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil) {
+            let (some, sockets) = await bindSockets(for: network)
+            hosts += some
+            bound.merge(sockets) { first, _ in first }
+        }
+        // In the order gathering offers host addresses (IPv4 first, then by network type).
+        let order = HostInterfaces.enumerate(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil).map(\.address)
+        hosts.sort { (order.firstIndex(of: $0.address) ?? order.count) < (order.firstIndex(of: $1.address) ?? order.count) }
+        networkSockets.withLock { $0.initial = (hosts, bound) }
     }
 
     /// A network went away: the agent drops its pairs (``ICEAgent/removeNetwork(sockets:addresses:now:)``:

@@ -96,6 +96,7 @@ public final class ICEAgentDriver: Sendable {
         let driver = ICEAgentDriver(
             configuration: configuration, origin: origin, socket: socket, ipv6Socket: ipv6Socket, logger: logger, events: events)
         box.driver = driver
+        await driver.bindInitialNetworks()
         return driver
     }
 
@@ -163,7 +164,11 @@ public final class ICEAgentDriver: Sendable {
         var sockets: [ICEAgent.Socket: TransportAddress] = [:]
         if let local = socket.localAddress.flatMap({ TransportAddress($0) }) { sockets[.ipv4] = local }
         if let local = ipv6Socket?.localAddress.flatMap({ TransportAddress($0) }) { sockets[.ipv6] = local }
-        let hosts = HostInterfaces.enumerate(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil)
+        // Each network's own sockets (bound at the start); the wildcard's addresses without them.
+        let initial = networkSockets.withLock { $0.initial }
+        let hosts = initial.hosts.isEmpty
+            ? HostInterfaces.enumerate(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil) : initial.hosts
+        sockets.merge(initial.bound) { first, _ in first }
         update { $0.gather(hosts: hosts, sockets: sockets, servers: servers, now: self.seconds(.now)) }
     }
 
