@@ -34,6 +34,9 @@ final class RunHandle<Event: Sendable, Output: Sendable, Details: Sendable>: Sen
         try state.withLock { state throws(Failure) in try body(&state.details) }
     }
 
+    /// How many event streams are kept (a stream whose listener left goes at the next event).
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
     /// The outcome, once the run ended.
     var outcome: Result<Output, PreflightError>? { state.withLock { $0.outcome } }
 
@@ -44,9 +47,8 @@ final class RunHandle<Event: Sendable, Output: Sendable, Details: Sendable>: Sen
     /// A new stream of the run's events from now on; after the end, the final event and the end.
     func events() -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream<Event>.makeStream()
-        if let key = state.withLock({ $0.subscribers.add(continuation) }) {
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(key) } }
-        }
+        // A subscriber that stops listening is dropped at the next event (``EventSubscribers``).
+        _ = state.withLock { $0.subscribers.add(continuation) }
         return stream
     }
 
@@ -90,7 +92,7 @@ final class RunHandle<Event: Sendable, Output: Sendable, Details: Sendable>: Sen
             state.waiters.removeAll()
             return (value, (outcome, subscribers, waiters))
         }
-        // Finishing a stream runs its onTermination, which takes the lock: outside it.
+        // Finishing a stream runs its onTermination: outside the lock.
         if let (outcome, subscribers, waiters) = ended {
             for continuation in subscribers { continuation.finish() }
             for waiter in waiters { waiter.resume(returning: outcome) }

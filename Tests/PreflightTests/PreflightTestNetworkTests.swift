@@ -5,8 +5,8 @@ import PreflightEdge
 import PreflightTesting
 import Testing
 
-/// A preflight test follows the host's networks (issue "Calls that survive a network change",
-/// item 4): a network that appears and takes the media is in its report's `networkChanges`, and
+/// A preflight test follows the host's networks (docs/protocol.md, "Network changes"),
+/// as calls do: a network that appears and takes the media is in its report's `networkChanges`, and
 /// with no network left the test ends with 70902 and a partial report holding the changes. The
 /// networks are a test's states over two addresses of the loopback interface (the edge is on
 /// loopback, so loopback counts as a network); the lab does it with real interfaces.

@@ -14,6 +14,32 @@ struct RunHandleTests {
         let value = Mutex(0)
     }
 
+    /// A listener cancelled while events flow: the runtime runs the stream's termination under
+    /// the listener task's lock while an event resumes that task under the handle's lock. A
+    /// termination that took the handle's lock deadlocked the two (a call froze at its end).
+    @Test(.timeLimit(.minutes(2))) func cancellingAListenerWhileEventsFlowNeverDeadlocks() async {
+        let handle = Handle([])
+        let emitter = Task.detached {
+            var next = 0
+            while !Task.isCancelled {
+                handle.emit(next)
+                next += 1
+            }
+        }
+        for _ in 0..<3_000 {
+            let events = handle.events()
+            let listener = Task { for await _ in events {} }
+            await Task.yield()
+            listener.cancel()
+            await listener.value
+        }
+        emitter.cancel()
+        await emitter.value
+        // The listeners that left are dropped at the next event, not kept.
+        handle.emit(-1)
+        #expect(handle.subscriberCount == 0)
+    }
+
     @Test func eventsArriveInOrderAndTheFinalOneEndsTheStream() async throws {
         let handle = Handle([])
         let events = handle.events()

@@ -1,4 +1,4 @@
-"""`lab handover`: calls that live through network changes (issue 34). The client namespace has
+"""`lab handover`: calls that live through network changes (the TVOCall reference's preferred network switch). The client namespace has
 two or three uplinks (veth pairs `cell0`, `wifi0`, `eth0` on the client side), each its own
 subnet with its own delay and loss (the NFQUEUE delayer, one per uplink), each leaving the
 router with a public address of its own (nft snat: a NAT per network) toward the edge

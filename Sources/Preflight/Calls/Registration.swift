@@ -75,9 +75,8 @@ public final class Registration: Sendable {
     /// ``RegistrationEvent/unregistered(_:)`` and finishes.
     public func events() -> AsyncStream<RegistrationEvent> {
         let (stream, continuation) = AsyncStream<RegistrationEvent>.makeStream()
-        if let key = storage.withLock({ $0.subscribers.add(continuation) }) {
-            continuation.onTermination = { [weak self] _ in self?.storage.withLock { $0.subscribers.remove(key) } }
-        }
+        // A subscriber that stops listening is dropped at the next event (``EventSubscribers``).
+        _ = storage.withLock { $0.subscribers.add(continuation) }
         return stream
     }
 

@@ -42,9 +42,8 @@ public final class Diagnostics: Sendable {
     /// subscriber stops listening.
     public func events() -> AsyncStream<ConnectivityCheckState> {
         let (stream, continuation) = AsyncStream<ConnectivityCheckState>.makeStream()
-        if let key = state.withLock({ $0.subscribers.add(continuation) }) {
-            continuation.onTermination = { [weak self] _ in self?.state.withLock { $0.subscribers.remove(key) } }
-        }
+        // A subscriber that stops listening is dropped at the next event (``EventSubscribers``).
+        _ = state.withLock { $0.subscribers.add(continuation) }
         return stream
     }
 

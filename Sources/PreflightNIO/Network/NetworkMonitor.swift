@@ -94,21 +94,18 @@ public final class NetworkMonitor: Sendable {
     /// The state now, then every change, in order, until ``stop()``.
     public func changes() -> AsyncStream<NetworkSnapshot> {
         let (stream, continuation) = AsyncStream<NetworkSnapshot>.makeStream(bufferingPolicy: .unbounded)
-        let id = state.withLock { state -> Int? in
-            guard !state.stopped else { return nil }
+        // A subscriber that stops listening is dropped at the next change, when its stream says it
+        // terminated; never from its `onTermination`, which runs under the cancelled task's
+        // runtime lock while a change yields under this lock (a deadlock of the two).
+        let added = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
             if state.isReady { continuation.yield(state.snapshot) }
             let id = state.nextSubscriber
             state.nextSubscriber += 1
             state.subscribers[id] = continuation
-            return id
+            return true
         }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-        }
+        if !added { continuation.finish() }
         return stream
     }
 
@@ -118,7 +115,9 @@ public final class NetworkMonitor: Sendable {
             guard !state.stopped else { return }
             state.snapshot = snapshot
             state.isReady = true
-            for continuation in state.subscribers.values { continuation.yield(snapshot) }
+            for (id, continuation) in state.subscribers {
+                if case .terminated = continuation.yield(snapshot) { state.subscribers[id] = nil }
+            }
         }
     }
 
