@@ -52,12 +52,8 @@ public struct CallOptions: Sendable {
     /// the text of `PREFLIGHT_NETWORK_TYPES`, which it replaces; `nil` (the environment's) by
     /// default. Text that does not parse leaves the call on the networks it started with.
     public var networkTypes: String?
-    /// Where the call's networks come from; a test gives its own states.
-    var networkSource: NetworkSource {
-        get { customNetworkSource ?? (followsNetworks ? .system(overrides: networkTypes) : .none) }
-        set { customNetworkSource = newValue }
-    }
-    private var customNetworkSource: NetworkSource?
+    /// A test's own network states instead of the system's (``NetworkFollowingOptions``).
+    var customNetworkSource: NetworkSource?
 
     /// The clock the call reads and waits on: when it started and reached each stage, and its
     /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time

@@ -46,6 +46,10 @@ extension CallRun {
             networks.start(from: change.snapshot)
             return
         }
+        // The signaling connection moves too: one that left by a network that went is dropped
+        // and resumed on a new connection (the routing table picks a network that is left).
+        let gone = Set(networks.snapshot.networks.flatMap(\.addresses)).subtracting(change.snapshot.networks.flatMap(\.addresses))
+        if !gone.isEmpty { signaling.dropConnection(ifBoundTo: gone) }
         for record in networks.networksChanged(to: change.snapshot, now: Self.nowMilliseconds()) { note(record) }
         if edgeTakesCandidates, let callSid, offered, !change.candidates.isEmpty {
             var start = 0

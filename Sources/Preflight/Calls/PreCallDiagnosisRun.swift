@@ -56,7 +56,9 @@ struct PreCallDiagnosisRun {
         guard !samples.isEmpty else {
             return .failed(PreflightError(code: .noMetricsCollected, message: "pre-call diagnosis: the call ended before its first sample"))
         }
-        let diagnosis = Self.diagnosis(samples, candidates: call.iceCandidates)
+        var diagnosis = Self.diagnosis(samples, candidates: call.iceCandidates)
+        let changes = call.networkChanges
+        diagnosis.networkChanges = changes.isEmpty ? nil : changes
         await uploadReport(
             diagnosis, kind: .preCallDiagnosis,
             options: ReportUploadOptions(

@@ -25,6 +25,28 @@ enum NetworkSource: Sendable {
     case none
 }
 
+/// The options of a run that follows the host's networks (a call's, a preflight test's, a
+/// probe's, a connectivity check's): one place that says where its networks come from.
+protocol NetworkFollowingOptions {
+    var followsNetworks: Bool { get }
+    var networkTypes: String? { get }
+    var customNetworkSource: NetworkSource? { get set }
+}
+
+extension NetworkFollowingOptions {
+    /// The system's monitor with the options' overrides, none when the run does not follow, or a
+    /// test's own states.
+    var networkSource: NetworkSource {
+        get { customNetworkSource ?? (followsNetworks ? .system(overrides: networkTypes) : .none) }
+        set { customNetworkSource = newValue }
+    }
+}
+
+extension CallOptions: NetworkFollowingOptions {}
+extension PreflightOptions: NetworkFollowingOptions {}
+extension LastmileProbeOptions: NetworkFollowingOptions {}
+extension ConnectivityCheckOptions: NetworkFollowingOptions {}
+
 /// The thin driver between the host's networks and a run's ICE drivers: each change's networks
 /// that went are removed from every driver (its pairs retire; media on them moves at once), then
 /// those that appeared are added (sockets of their own, host candidates checked while media goes

@@ -48,12 +48,8 @@ public struct LastmileProbeOptions: Sendable {
     /// The type of named interfaces, `name=type[,name=type…]` (the text of
     /// `PREFLIGHT_NETWORK_TYPES`, which it replaces); `nil` by default. Not a constructor argument.
     public var networkTypes: String?
-    /// Where the probe's networks come from; a test of the SDK gives its own states.
-    var networkSource: NetworkSource {
-        get { customNetworkSource ?? (followsNetworks ? .system(overrides: networkTypes) : .none) }
-        set { customNetworkSource = newValue }
-    }
-    private var customNetworkSource: NetworkSource?
+    /// A test's own network states instead of the system's (``NetworkFollowingOptions``).
+    var customNetworkSource: NetworkSource?
 
     /// The clock the probe reads and waits on: when it started and reached each stage, and its
     /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time

@@ -36,6 +36,9 @@ public struct PreCallDiagnosis: Sendable, Hashable, Codable {
     public let packetLossRating: MetricRating?
     /// The call's codec (`"PCMU"`, `"opus"`).
     public let codec: String
+    /// Each change of the host's networks during the call (``NetworkChangeRecord``); `nil` when
+    /// there was none.
+    public var networkChanges: [NetworkChangeRecord]?
 
     /// Creates a diagnosis; the ratings and ``quality`` follow from the figures.
     public init(

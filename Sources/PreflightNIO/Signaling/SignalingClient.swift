@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import PreflightCore
 import Synchronization
 
@@ -145,6 +146,20 @@ public final class SignalingClient: Sendable {
     /// - Throws: ``PreflightError`` `.signalingDisconnected` when the connection is not open.
     public func send(_ message: SignalingMessage) async throws(PreflightError) {
         try await connection.withLock { $0 }.send(message)
+    }
+
+    /// Drops the current connection when its socket leaves by one of `addresses` (a network that
+    /// went away: its TCP connection would only time out). A client that resumes its session
+    /// (``SignalingClientConfiguration/resumesSession``) resumes it at once on a new connection,
+    /// which the routing table sends by a network that is left.
+    /// - Returns: whether the connection was dropped.
+    @discardableResult
+    public func dropConnection(ifBoundTo addresses: Set<String>) -> Bool {
+        let current = connection.withLock { $0 }
+        guard let ip = current.localAddress?.ipAddress, addresses.contains(ip) else { return false }
+        logger.info("signaling: the connection's network went away (\(ip)); resuming on a new connection")
+        current.drop()
+        return true
     }
 
     /// Closes the connection normally; ``events`` ends with ``Event/closed(_:)`` `nil`.

@@ -191,6 +191,16 @@ public final class SignalingConnection: Sendable {
         case failed(any Error)
     }
 
+    /// The local address of the connection's socket once it is open: the network it leaves by.
+    public var localAddress: SocketAddress? { channel.withLock { $0 }?.localAddress }
+
+    /// Drops the connection as lost (its network went away): ``run()`` ends with
+    /// ``Event/closed(_:)`` and an error, as for any lost connection, so a client that resumes
+    /// its session does so on a new connection.
+    public func drop() {
+        channel.withLock { $0 }?.close(promise: nil)
+    }
+
     /// Closes the connection normally.
     public func close() async {
         closing.withLock { $0 = true }

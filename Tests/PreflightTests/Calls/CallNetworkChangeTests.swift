@@ -91,4 +91,32 @@ import Testing
             #expect(await caller.endingError() == nil)
         }
     }
+
+    /// The network the signaling connection left by goes away: the connection is dropped at once
+    /// and the session resumed on a new one (here loopback again: the routing table's choice),
+    /// while media moves to the network left; the call goes on.
+    @Test func theSignalingConnectionMovesWhenItsNetworkGoes() async throws {
+        try await CallHarness.withEdge { harness in
+            let (states, feed) = AsyncStream<NetworkSnapshot>.makeStream()
+            feed.yield(NetworkSnapshot(networks: [Self.loopback]))
+            var options = CallOptions()
+            options.networkSource = .states(states)
+            let recorder = CallbackRecorder()
+            let caller = try await harness.connect(to: "echo", callOptions: options, delegate: recorder)
+            #expect(await caller.wait(for: .connected))
+            // The wired network appears and takes the media; then loopback (the signaling
+            // connection's 127.0.0.1) goes, and only the signaling is lost.
+            feed.yield(NetworkSnapshot(networks: [Self.loopback, Self.wired]))
+            #expect(await eventually { caller.getStats()?.selectedIceCandidatePair?.localCandidate.ip == "127.0.0.2" })
+            feed.yield(NetworkSnapshot(networks: [Self.wired]))
+            #expect(await eventually { recorder.callbacks.contains("callDidReconnect") }, "\(recorder.callbacks)")
+            #expect(recorder.callbacks.contains { $0.hasPrefix("isReconnectingWithError") }, "\(recorder.callbacks)")
+            #expect(await eventually { caller.state == .connected })
+            #expect(await eventually { caller.getStats()?.selectedIceCandidatePair?.localCandidate.ip == "127.0.0.2" })
+            // The resumed session still carries the call: a hangup from here ends it at the edge.
+            caller.disconnect()
+            #expect(await caller.endingError() == nil)
+        }
+    }
+
 }
