@@ -121,7 +121,11 @@ public final class MediaSession: Sendable {
         await withTaskCancellationHandler {
             await pacer.run()
         } onCancel: {
-            pacer.stop()
+            // The handler runs under the runtime's lock of this task; stopping here would cancel
+            // the pending frame under NIO's lock while the loop, firing that frame under NIO's
+            // lock, resumes this task's continuation (taking the runtime's lock): a deadlock (a
+            // test's `stop()` froze the suite so). The stop goes to the pacer's loop instead.
+            eventLoop.execute { pacer.stop() }
         }
     }
 
