@@ -14,15 +14,22 @@ import Testing
     static let loopback = HostNetwork(interfaceName: "lo", interfaceIndex: 1, type: .loopback, addresses: ["127.0.0.1"])
     static let wired = HostNetwork(interfaceName: "wired-test", interfaceIndex: 1, type: .ethernet, addresses: ["127.0.0.2"])
 
+    /// An echo call whose networks are the test's states, starting on loopback, once connected:
+    /// the call, where the next states go, and its callbacks.
+    static func connectedCall(_ harness: CallHarness) async throws -> (Call, AsyncStream<NetworkSnapshot>.Continuation, CallbackRecorder) {
+        let (states, feed) = AsyncStream<NetworkSnapshot>.makeStream()
+        feed.yield(NetworkSnapshot(networks: [loopback]))
+        var options = CallOptions()
+        options.networkSource = .states(states)
+        let recorder = CallbackRecorder()
+        let caller = try await harness.connect(to: "echo", callOptions: options, delegate: recorder)
+        #expect(await caller.wait(for: .connected))
+        return (caller, feed, recorder)
+    }
+
     @Test func aPreferredNetworkTakesTheCallAndItsLossMovesItBack() async throws {
         try await CallHarness.withEdge { harness in
-            let (states, feed) = AsyncStream<NetworkSnapshot>.makeStream()
-            feed.yield(NetworkSnapshot(networks: [Self.loopback]))
-            var options = CallOptions()
-            options.networkSource = .states(states)
-            let recorder = CallbackRecorder()
-            let caller = try await harness.connect(to: "echo", callOptions: options, delegate: recorder)
-            #expect(await caller.wait(for: .connected))
+            let (caller, feed, recorder) = try await Self.connectedCall(harness)
             func localIP() -> String? { caller.getStats()?.selectedIceCandidatePair?.localCandidate.ip }
             #expect(localIP() == "127.0.0.1")
 
@@ -68,12 +75,7 @@ import Testing
 
     @Test func aNetworkThatDoesNotWinLeavesTheCallWhereItIs() async throws {
         try await CallHarness.withEdge { harness in
-            let (states, feed) = AsyncStream<NetworkSnapshot>.makeStream()
-            feed.yield(NetworkSnapshot(networks: [Self.loopback]))
-            var options = CallOptions()
-            options.networkSource = .states(states)
-            let caller = try await harness.connect(to: "echo", callOptions: options)
-            #expect(await caller.wait(for: .connected))
+            let (caller, feed, _) = try await Self.connectedCall(harness)
             // A cellular network: less preferred than loopback, so media stays.
             let cellular = HostNetwork(interfaceName: "cell-test", interfaceIndex: 1, type: .cellular, addresses: ["127.0.0.3"])
             feed.yield(NetworkSnapshot(networks: [Self.loopback, cellular]))
@@ -97,13 +99,7 @@ import Testing
     /// while media moves to the network left; the call goes on.
     @Test func theSignalingConnectionMovesWhenItsNetworkGoes() async throws {
         try await CallHarness.withEdge { harness in
-            let (states, feed) = AsyncStream<NetworkSnapshot>.makeStream()
-            feed.yield(NetworkSnapshot(networks: [Self.loopback]))
-            var options = CallOptions()
-            options.networkSource = .states(states)
-            let recorder = CallbackRecorder()
-            let caller = try await harness.connect(to: "echo", callOptions: options, delegate: recorder)
-            #expect(await caller.wait(for: .connected))
+            let (caller, feed, recorder) = try await Self.connectedCall(harness)
             // The wired network appears and takes the media; then loopback (the signaling
             // connection's 127.0.0.1) goes, and only the signaling is lost.
             feed.yield(NetworkSnapshot(networks: [Self.loopback, Self.wired]))
