@@ -18,9 +18,13 @@ public enum HostInterfaces {
     /// ``NetworkTypeClassifier`` with the overrides of `PREFLIGHT_NETWORK_TYPES` (none when it
     /// does not parse: the network monitor reports that error).
     public static func enumerate(loopback: Bool, includesIPv6: Bool) -> [ICEAgent.HostInterface] {
+        enumerate(loopback: loopback, includesIPv6: includesIPv6, entries: InterfaceAddressEntry.system())
+    }
+
+    static func enumerate(loopback: Bool, includesIPv6: Bool, entries: [InterfaceAddressEntry]) -> [ICEAgent.HostInterface] {
         let classifier = NetworkTypeClassifier(overrides: (try? NetworkMonitor.environmentOverrides()) ?? NetworkTypeOverrides())
         var addresses: [(interface: ICEAgent.HostInterface, rank: Int)] = []
-        for entry in InterfaceAddressEntry.system() {
+        for entry in entries {
             let ip = entry.address
             let isIPv6 = entry.family == .ipv6
             guard !isIPv6 || (includesIPv6 && !InterfaceAddressEntry.isLinkLocalIPv6(ip)) else { continue }
@@ -49,22 +53,27 @@ public enum HostInterfaces {
     /// A network's own sockets are bound to these (``ICEAgentDriver``); none when no interface
     /// has one (the wildcard then stands in).
     public static func networks(loopback: Bool, includesIPv6: Bool) -> [HostNetwork] {
-        let classifier = NetworkTypeClassifier(overrides: (try? NetworkMonitor.environmentOverrides()) ?? NetworkTypeOverrides())
+        offered(loopback: loopback, includesIPv6: includesIPv6).networks
+    }
+
+    /// The host addresses to offer (``enumerate(loopback:includesIPv6:)``, in its order) and the
+    /// networks they are on, from one read of the interfaces and one classification each.
+    static func offered(loopback: Bool, includesIPv6: Bool) -> (hosts: [ICEAgent.HostInterface], networks: [HostNetwork]) {
         let entries = InterfaceAddressEntry.system()
-        let offered = Set(enumerate(loopback: loopback, includesIPv6: includesIPv6).map(\.address))
+        let hosts = enumerate(loopback: loopback, includesIPv6: includesIPv6, entries: entries)
         var networks: [HostNetwork] = []
-        for entry in entries where offered.contains(entry.address) {
+        for host in hosts {
+            guard let entry = entries.first(where: { $0.address == host.address }) else { continue }
             if let index = networks.firstIndex(where: { $0.interfaceName == entry.interfaceName }) {
-                if !networks[index].addresses.contains(entry.address) { networks[index].addresses.append(entry.address) }
+                networks[index].addresses.append(host.address)
                 continue
             }
             let interfaceIndex = Int(if_nametoindex(entry.interfaceName))
-            guard interfaceIndex > 0 else { continue }
+            guard interfaceIndex > 0, let type = NetworkType(rawValue: host.networkType) else { continue }
             networks.append(HostNetwork(
-                interfaceName: entry.interfaceName, interfaceIndex: interfaceIndex,
-                type: networkType(entry.address, device: entry.interfaceName, classifier: classifier), addresses: [entry.address]))
+                interfaceName: entry.interfaceName, interfaceIndex: interfaceIndex, type: type, addresses: [host.address]))
         }
-        return NetworkSnapshot(networks: networks).networks
+        return (hosts, NetworkSnapshot(networks: networks).networks)
     }
 
     /// The interface's type: a loopback address is loopback; else ``NetworkTypeClassifier`` on

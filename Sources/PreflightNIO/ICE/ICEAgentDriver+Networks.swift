@@ -79,13 +79,14 @@ extension ICEAgentDriver {
     func bindInitialNetworks() async {
         var hosts: [ICEAgent.HostInterface] = []
         var bound: [ICEAgent.Socket: TransportAddress] = [:]
-        for network in HostInterfaces.networks(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil) {
+        let offered = HostInterfaces.offered(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil)
+        for network in offered.networks {
             let (some, sockets) = await bindSockets(for: network)
             hosts += some
             bound.merge(sockets) { first, _ in first }
         }
         // In the order gathering offers host addresses (IPv4 first, then by network type).
-        let order = HostInterfaces.enumerate(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil).map(\.address)
+        let order = offered.hosts.map(\.address)
         hosts.sort { (order.firstIndex(of: $0.address) ?? order.count) < (order.firstIndex(of: $1.address) ?? order.count) }
         networkSockets.withLock { $0.initial = (hosts, bound) }
     }
