@@ -14,11 +14,14 @@ extension PreflightTestRun {
         case .testEnded:
             // A settled verdict and the maximum's timer may both end the test: once.
             guard mediaEnded == nil else { break }
-            if let since = disconnectedSince {
+            // The agent itself says whether the pair is silent now: its `reconnected` may still
+            // wait behind this input (a busy machine delays the run, not the agent).
+            if let since = disconnectedSince, ice.withAgent({ $0.disconnectedSince }) != nil {
                 takeFinalSample()
                 throw PreflightError(
                     code: .mediaConnectionFailed,
-                    message: "ICE: the connection was lost \(wallTime(agentTime: since) - startTime) ms into the test and not restored before it ended")
+                    message: "ICE: the connection was lost \(wallTime(agentTime: since) - startTime) ms into the test and not restored before it ended"
+                        + (disconnectedBecause.map { " (\($0))" } ?? ""))
             }
             // Stop sending, then let what is in flight arrive (reordered or late packets, and
             // the echoes carrying the edge's last view of the uplink) before the totals are
@@ -162,6 +165,7 @@ extension PreflightTestRun {
             publish()
         case .disconnected(let error, let at):
             disconnectedSince = at
+            disconnectedBecause = error.message
             networks.lost(now: wallTime(agentTime: at))
             logger.info("ICE disconnected", metadata: ["after": "\(options.mediaTimeout)"])
             test.emit(.reconnecting(error))

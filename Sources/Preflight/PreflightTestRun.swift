@@ -51,6 +51,8 @@ struct PreflightTestRun: SessionRun {
     var checkingStarted: ContinuousClock.Instant?
     /// Since when the selected pair is silent (agent time); `nil` while connected.
     var disconnectedSince: Double?
+    /// Why the selected pair counts as silent (the agent's `disconnected` error).
+    var disconnectedBecause: String?
     var lastSample: ContinuousClock.Instant?
     /// When the test's media ended: sending stops, and what is still in flight drains.
     var mediaEnded: ContinuousClock.Instant?

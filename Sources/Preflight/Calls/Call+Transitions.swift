@@ -4,12 +4,15 @@ import Synchronization
 
 extension Call {
     /// Feeds the state machine and delivers its callbacks as events, in order.
+    /// - Parameter record: a network change to record if the input ends the call (before its
+    ///   result is in).
     /// - Returns: the transition (ignored when the input does not apply now).
     @discardableResult
-    func apply(_ input: CallStateInput) -> CallTransition {
+    func apply(_ input: CallStateInput, recordingAtTheEnd record: NetworkChangeRecord? = nil) -> CallTransition {
         handle.apply { state, step in
             let transition = state.machine.handle(input)
             state.states.append(contentsOf: transition.stateChanges)
+            if let record, transition.endsTheCall { state.networkChanges.append(record) }
             let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
             for event in transition.insights {
                 var payload: [String: String] = [:]

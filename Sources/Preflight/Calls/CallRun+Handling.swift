@@ -43,14 +43,14 @@ extension CallRun {
     /// (``NetworkSwitchTracker``), and the new host candidates go to the edge.
     mutating func networksChanged(_ change: NetworkChange) async {
         guard !change.isInitial else {
-            networks.start(from: change.snapshot)
+            networks.record(change, now: Self.nowMilliseconds())
             return
         }
         // The signaling connection moves too: one that left by a network that went is dropped
         // and resumed on a new connection (the routing table picks a network that is left).
         let gone = Set(networks.snapshot.networks.flatMap(\.addresses)).subtracting(change.snapshot.networks.flatMap(\.addresses))
         if !gone.isEmpty { signaling.dropConnection(ifBoundTo: gone) }
-        for record in networks.networksChanged(to: change.snapshot, now: Self.nowMilliseconds()) { note(record) }
+        for record in networks.record(change, now: Self.nowMilliseconds()) { note(record) }
         if edgeTakesCandidates, let callSid, offered, !change.candidates.isEmpty {
             var start = 0
             while start < change.candidates.count {
@@ -64,9 +64,7 @@ extension CallRun {
 
     /// The agent selected `pair`: a network change waiting for it may be over.
     mutating func pathSelected(_ pair: ICECandidatePairStats) {
-        let local = pair.localCandidate
-        let address = local.candidateType == .host ? local.ip : local.relatedAddress
-        if let record = networks.pathSelected(localAddress: address, now: Self.nowMilliseconds()) { note(record) }
+        if let record = networks.selected(pair, now: Self.nowMilliseconds()) { note(record) }
     }
 
     mutating func receive(_ datagram: Datagram, on leg: MediaLeg) {
@@ -119,7 +117,7 @@ extension CallRun {
             let transition = feed(call.role == .caller ? .answered : .ringing)
             if transition.stateChanges.contains(.connected) { startMedia(group: &group) }
         case .disconnected(let error, _):
-            networks.mediaLost(now: Self.nowMilliseconds())
+            networks.lost(now: Self.nowMilliseconds())
             interrupt(.media, error)
         case .reconnected(let pair, _):
             pathSelected(pair)

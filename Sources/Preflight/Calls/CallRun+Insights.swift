@@ -5,9 +5,18 @@ internal import PreflightNIO
 
 extension CallRun {
     /// Feeds the call's state machine (which queues the Insights `connection` events it reports).
+    /// A network change still waiting when the input ends the call is recorded with the call's
+    /// end, before its result is in: whoever reads ``Call/networkChanges`` then finds it.
     @discardableResult
-    func feed(_ input: CallStateInput) -> CallTransition {
-        call.apply(input)
+    mutating func feed(_ input: CallStateInput) -> CallTransition {
+        var ending = networks
+        let pending = ending.finish(now: Self.nowMilliseconds())
+        let transition = call.apply(input, recordingAtTheEnd: pending)
+        if let pending, transition.endsTheCall {
+            networks = ending
+            note(.networkInformation, "network-change", at: pending.timestamp, payload: pending.insightsPayload)
+        }
+        return transition
     }
 
     /// Queues an Insights event stamped now; it goes to the edge with the next flush.

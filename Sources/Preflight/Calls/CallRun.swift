@@ -60,7 +60,8 @@ struct CallRun: SessionRun {
     /// The key this device encrypts its media with, offered in the invite or accept.
     var srtpKey: SRTPKeyingMaterial?
     /// What each change of the host's networks did to the call.
-    var networks = NetworkSwitchTracker(snapshot: NetworkSnapshot(networks: []))
+    /// (A call waits for a network until consent expires: it only records them.)
+    var networks = RunNetworks(edgeOnLoopback: false)
     /// Whether the edge takes `candidates` (its welcome says so).
     var edgeTakesCandidates = false
 

@@ -25,4 +25,7 @@ package struct CallTransition: Sendable, Equatable {
 
     /// Whether the event was ignored: no state change, no callback and no Insights event.
     package var isIgnored: Bool { stateChanges.isEmpty && callbacks.isEmpty && insights.isEmpty }
+
+    /// Whether the event ended the call (it failed to connect or disconnected).
+    package var endsTheCall: Bool { stateChanges.contains(.disconnected) }
 }

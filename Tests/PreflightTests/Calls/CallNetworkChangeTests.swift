@@ -16,10 +16,12 @@ import Testing
 
     /// An echo call whose networks are the test's states, starting on loopback, once connected:
     /// the call, where the next states go, and its callbacks.
-    static func connectedCall(_ harness: CallHarness) async throws -> (Call, AsyncStream<NetworkSnapshot>.Continuation, CallbackRecorder) {
+    static func connectedCall(
+        _ harness: CallHarness, options: CallOptions = CallOptions()
+    ) async throws -> (Call, AsyncStream<NetworkSnapshot>.Continuation, CallbackRecorder) {
         let (states, feed) = AsyncStream<NetworkSnapshot>.makeStream()
         feed.yield(NetworkSnapshot(networks: [loopback]))
-        var options = CallOptions()
+        var options = options
         options.networkSource = .states(states)
         let recorder = CallbackRecorder()
         let caller = try await harness.connect(to: "echo", callOptions: options, delegate: recorder)
@@ -115,4 +117,20 @@ import Testing
         }
     }
 
+    /// The call's only network goes and no other comes before consent expires: the call ends
+    /// with 53405, and the change, with no network after it, is in ``Call/networkChanges`` as
+    /// soon as the call's result is in (the run still tells the edge then).
+    @Test func aCallEndingWhileItsNetworkIsGoneHasTheChange() async throws {
+        try await CallHarness.withEdge { harness in
+            var options = CallOptions()
+            options.consentTimeout = .seconds(1)
+            let (caller, feed, _) = try await Self.connectedCall(harness, options: options)
+            feed.yield(NetworkSnapshot(networks: []))
+            #expect(await caller.endingError()?.code == .mediaConnectionFailed)
+            let change = try #require(caller.networkChanges.last, "no change recorded by the end")
+            #expect(caller.networkChanges.count == 1)
+            #expect(change.reason == .networkLost)
+            #expect(change.from == "lo" && change.to == nil, "\(change)")
+        }
+    }
 }

@@ -200,9 +200,22 @@ extension ICEAgent {
 
     /// Nothing from the remote side for the disconnect timeout: disconnected, every pair is
     /// checked again; the consent timeout then fails ICE.
+    ///
+    /// A poll that comes more than ``livenessLateness`` after that timeout's deadline means the
+    /// driver could not run (its loop or the whole process stalled: a busy machine): datagrams
+    /// that arrived meanwhile may still wait in the socket, unread. The silence is then judged
+    /// ``livenessGrace`` later, once the driver has read them; a poll on time judges at once.
     mutating func checkLiveness(now: Double) {
         guard phase == .connected, watchesLiveness, let last = lastReceived else { return }
-        if disconnectedSince == nil, now >= last + configuration.disconnectTimeout.inSeconds {
+        let deadline = last + configuration.disconnectTimeout.inSeconds
+        if disconnectedSince == nil, now >= deadline {
+            if let graceEnds = livenessGraceEnds, graceEnds > deadline {
+                guard now >= graceEnds else { return }
+            } else if now - deadline > Self.livenessLateness {
+                livenessGraceEnds = now + Self.livenessGrace
+                return
+            }
+            livenessGraceEnds = nil
             disconnect(because: "nothing received from \(configuration.peerName) for \(configuration.disconnectTimeout)", now: now)
         }
         if disconnectedSince != nil, let consent = lastConsent, now >= consent + configuration.consentTimeout.inSeconds {
@@ -212,6 +225,12 @@ extension ICEAgent {
                 now: now)
         }
     }
+
+    /// How late a poll may come after the disconnect timeout's deadline and still judge the
+    /// silence at once (seconds).
+    static let livenessLateness = 0.25
+    /// How long a late poll waits before it judges the silence (seconds).
+    static let livenessGrace = 0.25
 
     /// Media is lost (`why`): disconnected, every live pair is checked again at once and the
     /// best that answers nominated; the consent timeout then fails ICE.

@@ -34,7 +34,7 @@ extension ICEAgent {
         if phase == .checking { include(checkDeadline) }
         if phase == .connected, watchesLiveness, let last = lastReceived {
             if disconnectedSince == nil {
-                include(last + configuration.disconnectTimeout.inSeconds)
+                include(max(last + configuration.disconnectTimeout.inSeconds, livenessGraceEnds ?? -.infinity))
             } else if let consent = lastConsent {
                 include(consent + configuration.consentTimeout.inSeconds)
             }

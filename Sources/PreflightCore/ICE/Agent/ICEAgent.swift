@@ -95,6 +95,10 @@ public struct ICEAgent: Sendable {
     /// Since when the selected pair is silent; `nil` while connected.
     public internal(set) var disconnectedSince: Double?
     var lastReceived: Double?
+    /// Set when the disconnect timeout was polled late (the driver's loop or the process
+    /// stalled): the silence is not judged before this time, so what arrived during the stall
+    /// is read first. `nil` otherwise.
+    var livenessGraceEnds: Double?
     var lastConsent: Double?
     /// The peer's checks this agent answered (``answerCheck(_:path:source:now:)``).
     public internal(set) var checksAnswered = 0
