@@ -54,6 +54,9 @@ public struct CallOptions: Sendable {
     public var networkTypes: String?
     /// A test's own network states instead of the system's (``NetworkFollowingOptions``).
     var customNetworkSource: NetworkSource?
+    /// Whether the call ends at once with 70902 when no network is left, as a preflight test
+    /// does (a pre-call diagnosis's call); a user's call waits for one until consent expires.
+    var endsWithoutNetwork = false
 
     /// The clock the call reads and waits on: when it started and reached each stage, and its
     /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time

@@ -49,8 +49,19 @@ extension CallRun {
         // The signaling connection moves too: one that left by a network that went is dropped
         // and resumed on a new connection (the routing table picks a network that is left).
         let gone = Set(networks.snapshot.networks.flatMap(\.addresses)).subtracting(change.snapshot.networks.flatMap(\.addresses))
+        let recorded = networks.records.count
+        var noNetwork: PreflightError?
+        if options.endsWithoutNetwork {
+            do throws(PreflightError) { try networks.changed(change, now: Self.nowMilliseconds()) } catch { noNetwork = error }
+        } else {
+            networks.record(change, now: Self.nowMilliseconds())
+        }
+        for record in networks.records[recorded...] { note(record) }
+        if let noNetwork {
+            await fail(noNetwork)
+            return
+        }
         if !gone.isEmpty { signaling.dropConnection(ifBoundTo: gone) }
-        for record in networks.record(change, now: Self.nowMilliseconds()) { note(record) }
         if edgeTakesCandidates, let callSid, offered, !change.candidates.isEmpty {
             var start = 0
             while start < change.candidates.count {

@@ -49,6 +49,7 @@ extension CallRun {
             var run = CallRun(
                 call: call, signaling: signaling, ice: ice, media: media, audio: call.audio, inputs: inputs,
                 options: options.callOptions, params: options.params, offeredCodecs: codecs, startTime: startTime)
+            run.networks = RunNetworks(edgeOnLoopback: HostInterfaces.isLoopback(url: options.edgeURL))
             await run.loop(stream, group: &group)
             await run.finish()
             await signaling.close()

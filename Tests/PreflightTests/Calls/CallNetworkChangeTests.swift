@@ -133,4 +133,18 @@ import Testing
             #expect(change.from == "lo" && change.to == nil, "\(change)")
         }
     }
+
+    /// A pre-call diagnosis's call (``CallOptions/endsWithoutNetwork``) does not wait for a
+    /// network: with none left it ends at once with 70902, the change recorded.
+    @Test func aDiagnosisCallEndsAtOnceWhenNoNetworkIsLeft() async throws {
+        try await CallHarness.withEdge { harness in
+            var options = CallOptions()
+            options.endsWithoutNetwork = true
+            let (caller, feed, _) = try await Self.connectedCall(harness, options: options)
+            feed.yield(NetworkSnapshot(networks: []))
+            // A user's call would wait for the consent timeout (30 s) and end with 53405.
+            #expect(await caller.endingError()?.code == .noNetwork)
+            #expect(caller.networkChanges.map(\.reason) == [.networkLost], "\(caller.networkChanges)")
+        }
+    }
 }
