@@ -2,7 +2,7 @@ import Logging
 import NIOCore
 import PreflightCore
 import PreflightEdge
-import PreflightNIO
+@testable import PreflightNIO
 import PreflightTesting
 import Synchronization
 import Testing
@@ -87,5 +87,34 @@ import Testing
             await ice.close()
             await signaling.close()
         }
+    }
+
+    /// The monitor starts after the driver bound its sockets: its first view catches up with
+    /// what changed in between (``ICEAgentDriver/reconcile(with:)``). A network the driver has
+    /// no socket for is added, one it is already on changes nothing, one that went is removed.
+    @Test func theMonitorsFirstViewCatchesUpWithTheDriver() async throws {
+        let ice = try await ICEAgentDriver.bind(
+            configuration: ICEAgentDriverConfiguration(ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true),
+            logger: Self.logger, events: { _ in })
+        let task = Task { await ice.run() }
+        defer { task.cancel() }
+        ice.gather(servers: [])
+        func hostAddresses() -> Set<String> {
+            Set(ice.records().candidates.filter { !$0.isRemote && $0.candidateType == .host }.map(\.ip))
+        }
+        #expect(await eventually { hostAddresses() == ["127.0.0.1"] }, "\(hostAddresses())")
+        // The driver's own loopback network, as the kernel names it.
+        let loopback = try #require(HostInterfaces.offered(loopback: true, includesIPv6: false).networks.first)
+        let wired = HostNetwork(interfaceName: "wired-test", interfaceIndex: 1, type: .ethernet, addresses: ["127.0.0.2"])
+
+        #expect(await ice.reconcile(with: NetworkSnapshot(networks: [loopback])).isEmpty, "nothing changed")
+        let added = await ice.reconcile(with: NetworkSnapshot(networks: [loopback, wired]))
+        #expect(added.map(\.address) == ["127.0.0.2"])
+        #expect(await ice.reconcile(with: NetworkSnapshot(networks: [loopback, wired])).isEmpty, "already on it")
+        // Loopback went between the bind and the monitor: its socket closes, the other stays.
+        _ = await ice.reconcile(with: NetworkSnapshot(networks: [wired]))
+        let again = await ice.reconcile(with: NetworkSnapshot(networks: [loopback, wired]))
+        #expect(again.map(\.address) == ["127.0.0.1"], "loopback's socket was closed, so it is bound again")
+        await ice.close()
     }
 }

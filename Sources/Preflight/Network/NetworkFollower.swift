@@ -95,8 +95,12 @@ enum NetworkFollower {
         var current: NetworkSnapshot?
         for await snapshot in states {
             guard let previous = current else {
+                // The drivers bound their sockets before the monitor started: what changed in
+                // between is caught up first.
                 current = snapshot
-                report(NetworkChange(snapshot: snapshot, isInitial: true, candidates: []))
+                var candidates: [ICECandidate] = []
+                for driver in drivers { candidates += await driver.reconcile(with: snapshot) }
+                report(NetworkChange(snapshot: snapshot, isInitial: true, candidates: candidates))
                 continue
             }
             current = snapshot

@@ -5,14 +5,14 @@ import Synchronization
 /// The sockets a driver bound for networks that appeared during its run.
 struct NetworkSockets: Sendable {
     /// Each socket, with the interface it belongs to.
-    var sockets: [ICEAgent.Socket: (socket: MediaSocket, interface: String)] = [:]
+    var sockets: [ICEAgent.Socket: (socket: MediaSocket, interface: String, address: String)] = [:]
     /// The next socket's number (0 and 1 are the sockets bound on every interface).
     var nextID = 2
     /// The networks' sockets bound when the driver started, and their host interfaces.
     var initial: (hosts: [ICEAgent.HostInterface], bound: [ICEAgent.Socket: TransportAddress]) = ([], [:])
 
     /// Takes every socket out.
-    mutating func removeAll() -> [(socket: MediaSocket, interface: String)] {
+    mutating func removeAll() -> [(socket: MediaSocket, interface: String, address: String)] {
         defer { sockets.removeAll() }
         return Array(sockets.values)
     }
@@ -42,10 +42,8 @@ extension ICEAgentDriver {
     func bindSockets(for network: HostNetwork) async -> (hosts: [ICEAgent.HostInterface], bound: [ICEAgent.Socket: TransportAddress]) {
         var hosts: [ICEAgent.HostInterface] = []
         var bound: [ICEAgent.Socket: TransportAddress] = [:]
-        for address in network.addresses {
+        for address in network.addresses where offers(address) {
             let isIPv6 = address.contains(":")
-            let isLoopback = address.hasPrefix("127.") || address == "::1"
-            guard isLoopback == configuration.offersLoopback, !isIPv6 || ipv6Socket != nil else { continue }
             let socket = networkSockets.withLock { sockets in
                 defer { sockets.nextID += 1 }
                 return ICEAgent.Socket(id: sockets.nextID, family: isIPv6 ? .ipv6 : .ipv4)
@@ -64,7 +62,7 @@ extension ICEAgentDriver {
                 await media.close()
                 continue
             }
-            networkSockets.withLock { $0.sockets[socket] = (media, network.interfaceName) }
+            networkSockets.withLock { $0.sockets[socket] = (media, network.interfaceName, address) }
             hosts.append(ICEAgent.HostInterface(address: address, socket: socket, networkType: network.type.rawValue))
             bound[socket] = local
         }
@@ -91,16 +89,54 @@ extension ICEAgentDriver {
         networkSockets.withLock { $0.initial = (hosts, bound) }
     }
 
+    /// The network monitor's first view of the host (``NetworkMonitor`` starts after the driver
+    /// bound its sockets): a network that came or went, or whose addresses changed, in between is
+    /// added or removed now, so that the driver offers what the monitor will follow from.
+    /// - Returns: the candidates added, to tell the remote side once the offer went.
+    @discardableResult
+    public func reconcile(with snapshot: NetworkSnapshot) async -> [ICECandidate] {
+        let bound = networkSockets.withLock { state in
+            state.sockets.values.reduce(into: [String: Set<String>]()) { $0[$1.interface, default: []].insert($1.address) }
+        }
+        var added: [ICECandidate] = []
+        for network in snapshot.networks {
+            let current = bound[network.interfaceName] ?? []
+            let offered = Set(network.addresses.filter(offers))
+            await remove(addresses: current.subtracting(offered), of: network.interfaceName)
+            var new = network
+            new.addresses = network.addresses.filter { offered.contains($0) && !current.contains($0) }
+            if !new.addresses.isEmpty { added += await addNetwork(new) }
+        }
+        for (interface, addresses) in bound where !snapshot.networks.contains(where: { $0.interfaceName == interface }) {
+            await remove(addresses: addresses, of: interface)
+        }
+        return added
+    }
+
+    /// Whether the driver offers `address`: loopback ones only for a loopback edge, and none
+    /// else for one; IPv6 ones only when it binds IPv6.
+    func offers(_ address: String) -> Bool {
+        let isLoopback = address.hasPrefix("127.") || address == "::1"
+        return isLoopback == configuration.offersLoopback && (!address.contains(":") || ipv6Socket != nil)
+    }
+
     /// A network went away: the agent drops its pairs (``ICEAgent/removeNetwork(sockets:addresses:now:)``:
     /// when media went by it, the agent reconnects on what is left at once) and the sockets
     /// ``addNetwork(_:)`` bound for it close.
     public func removeNetwork(_ network: HostNetwork) async {
+        await remove(addresses: Set(network.addresses), of: network.interfaceName, allSockets: true)
+    }
+
+    /// `addresses` of `interface` went away: their pairs and sockets go (every socket of the
+    /// interface with `allSockets`).
+    private func remove(addresses: Set<String>, of interface: String, allSockets: Bool = false) async {
         let gone = networkSockets.withLock { state in
-            let gone = state.sockets.filter { $0.value.interface == network.interfaceName }
+            let gone = state.sockets.filter { $0.value.interface == interface && (allSockets || addresses.contains($0.value.address)) }
             for socket in gone.keys { state.sockets[socket] = nil }
             return gone
         }
-        update { $0.removeNetwork(sockets: Set(gone.keys), addresses: Set(network.addresses), now: self.seconds(.now)) }
+        guard !gone.isEmpty || !addresses.isEmpty else { return }
+        update { $0.removeNetwork(sockets: Set(gone.keys), addresses: addresses, now: self.seconds(.now)) }
         for entry in gone.values { await entry.socket.close() }
     }
 }
