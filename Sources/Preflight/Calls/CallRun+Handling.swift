@@ -44,6 +44,7 @@ extension CallRun {
     mutating func networksChanged(_ change: NetworkChange) async {
         guard !change.isInitial else {
             networks.record(change, now: Self.nowMilliseconds())
+            await trickle(change.candidates)
             return
         }
         // The signaling connection moves too: one that left by a network that went is dropped
@@ -62,15 +63,20 @@ extension CallRun {
             return
         }
         if !gone.isEmpty { signaling.dropConnection(ifBoundTo: gone) }
-        if edgeTakesCandidates, let callSid, offered, !change.candidates.isEmpty {
-            var start = 0
-            while start < change.candidates.count {
-                let end = min(start + SignalingMessage.Candidates.maximumCandidates, change.candidates.count)
-                try? await signaling.send(.candidates(.init(callSid: callSid, candidates: Array(change.candidates[start..<end]))))
-                start = end
-            }
-        }
+        await trickle(change.candidates)
         await flushInsights()
+    }
+
+    /// Tells the edge of local candidates found after the offer (`candidates`, at most
+    /// ``SignalingMessage/Candidates/maximumCandidates`` a message), when it takes them.
+    mutating func trickle(_ candidates: [ICECandidate]) async {
+        guard edgeTakesCandidates, let callSid, offered, !candidates.isEmpty else { return }
+        var start = 0
+        while start < candidates.count {
+            let end = min(start + SignalingMessage.Candidates.maximumCandidates, candidates.count)
+            try? await signaling.send(.candidates(.init(callSid: callSid, candidates: Array(candidates[start..<end]))))
+            start = end
+        }
     }
 
     /// The agent selected `pair`: a network change waiting for it may be over.
@@ -143,6 +149,8 @@ extension CallRun {
             pathSelected(pair)
             note(selected: pair)
             call.handle.withLock { $0.selectedPair = pair }
+        case .candidateGathered(let candidate):
+            await trickle([candidate])
         case .serverFailed, .channelBindRefused:
             break
         }

@@ -123,7 +123,7 @@ extension ConnectivityCheckRun {
         case .disconnected(let error, _):
             if leg == .publish { networks.lost(now: RunNetworks.now()) }
             logger.info("connectivity check: ICE disconnected", metadata: ["leg": "\(leg)", "error": "\(error.message)"])
-        case .timeline, .serverFailed, .channelBindRefused:
+        case .timeline, .serverFailed, .channelBindRefused, .candidateGathered:
             break
         }
     }

@@ -97,7 +97,7 @@ extension LastmileProbeRun {
             networks.selected(pair, now: RunNetworks.now())
         case .disconnected:
             networks.lost(now: RunNetworks.now())
-        case .timeline, .serverFailed, .channelBindRefused:
+        case .timeline, .serverFailed, .channelBindRefused, .candidateGathered:
             break
         }
     }

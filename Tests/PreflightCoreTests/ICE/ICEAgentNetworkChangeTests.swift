@@ -144,4 +144,53 @@ import Testing
         #expect(failed.time > 30 && failed.time <= 32.1, "failed at \(failed.time)")
         #expect(alone.agent.phase == .failed)
     }
+
+    /// A network that appears asks the run's STUN and UDP TURN servers again from its own
+    /// socket: its server-reflexive candidate is based on its host, its relayed one is paired
+    /// and checked through the relay at once, both are announced; when it goes, the relay's
+    /// pairs go with it and nothing more is sent to the servers from its socket.
+    @Test func aNewNetworkGathersItsReflexiveAndRelayedCandidates() throws {
+        let stun = TransportAddress(ipv4: 198, 18, 0, 50, port: 3478)
+        let turn = TransportAddress(ipv4: 198, 18, 0, 60, port: 3478)
+        var harness = ICEAgentHarness()
+        harness.gather(hosts: [Self.cellular], servers: [
+            ICEServer(urls: ["stun:198.18.0.50:3478"]), ICEServer(urls: ["turn:198.18.0.60:3478"], username: "user", credential: "pass"),
+        ])
+        try harness.connect()
+        harness.run(until: 2)
+        let before = harness.transmitted.count
+        _ = Self.addWifi(&harness)
+        let sent = harness.transmitted[before...]
+        let binding = try #require(sent.first { $0.transport == .udp(Self.wifiSocket, to: stun) }, "no Binding request from Wi-Fi")
+        let allocate = try #require(sent.first { $0.transport == .udp(Self.wifiSocket, to: turn) }, "no Allocate from Wi-Fi")
+
+        // The STUN server answers on Wi-Fi's socket: a reflexive candidate based on Wi-Fi's host.
+        let mapped = TransportAddress(ipv4: 203, 0, 113, 7, port: 6100)
+        let request = try STUNMessage(decoding: binding.bytes)
+        let answer = STUNMessage(type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(mapped)])
+        #expect(harness.deliver(try answer.encoded(fingerprint: true), from: stun, on: Self.wifiSocket) == .consumed)
+        // The TURN server challenges, then allocates.
+        harness.deliver(try FakeTURNServer.error(to: allocate.bytes, code: 401, nonce: "n1").encoded(fingerprint: true), from: turn, on: Self.wifiSocket)
+        let second = try #require(harness.transmitted.last { $0.transport == .udp(Self.wifiSocket, to: turn) })
+        let allocated = try FakeTURNServer.success(
+            to: second.bytes, [.xorRelayedAddress(FakeTURNServer.relayed), .xorMappedAddress(mapped), .lifetime(600)])
+        harness.deliver(try allocated.encoded(integrityKey: try FakeTURNServer.credentials.key(), fingerprint: true), from: turn, on: Self.wifiSocket)
+
+        let gathered = harness.events.compactMap { if case .candidateGathered(let candidate) = $0.event { candidate } else { nil } }
+        #expect(gathered.map(\.type) == [.serverReflexive, .relay], "\(gathered)")
+        #expect(gathered.first?.address == "203.0.113.7" && gathered.first?.relatedAddress == "10.0.2.1")
+        #expect(gathered.last?.address == FakeTURNServer.relayed.host && gathered.last?.relatedAddress == "203.0.113.7")
+        #expect(harness.agent.pairRecords.contains { $0.localCandidate.candidateType == .relay }, "the relay is paired")
+        let afterAllocation = harness.transmitted.count
+        harness.run(until: 2.5)
+        #expect(harness.transmitted[afterAllocation...].contains { $0.transport == .udp(Self.wifiSocket, to: turn) }, "checks go through the relay")
+
+        // Wi-Fi goes: its relay's pairs fail, nothing more leaves by its socket.
+        harness.agent.removeNetwork(sockets: [Self.wifiSocket], addresses: ["10.0.2.1"], now: harness.now)
+        harness.collect()
+        let gone = harness.now
+        harness.run(until: 40)
+        #expect(!harness.transmitted.contains { $0.time > gone && $0.transport == .udp(Self.wifiSocket, to: turn) })
+        #expect(harness.agent.pairRecords.filter { $0.localCandidate.candidateType == .relay }.allSatisfy { $0.state == "failed" })
+    }
 }

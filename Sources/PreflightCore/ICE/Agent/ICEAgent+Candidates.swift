@@ -25,10 +25,11 @@ extension ICEAgent {
             relatedPort: Int(candidate.relatedPort ?? 0), port: Int(candidate.port))
     }
 
-    mutating func addReflexive(_ mapped: TransportAddress, url: String, now: Double) {
+    /// A server-reflexive candidate from a server's answer on `socket`.
+    mutating func addReflexive(_ mapped: TransportAddress, url: String, socket: Socket, now: Double) {
         guard !locals.contains(where: { $0.candidate.address == mapped.host && $0.candidate.port == mapped.port }) else { return }
-        // The base: a host candidate of the socket the answer came to (the same family).
-        let path = Path.socket(Self.socket(for: mapped))
+        // The base: a host candidate of the socket the answer came to.
+        let path = Path.socket(socket)
         let base = locals.first { $0.stats.candidateType == .host && $0.path == path }
         let foundation = foundation(type: .serverReflexive, base: base?.candidate.address ?? "", server: url, transport: "udp")
         let priority = ICECandidate.priority(typePreference: 100, localPreference: 65535, component: configuration.component)
@@ -40,6 +41,7 @@ extension ICEAgent {
             networkType: base?.stats.networkType ?? "Unknown", relatedAddress: base?.candidate.address ?? "", ip: mapped.host,
             isRemote: false, relatedPort: Int(base?.candidate.port ?? 0), port: Int(mapped.port)),
             candidate: candidate, path: path, now: now)
+        gatheredLate(locals.count - 1, now: now)
     }
 
     mutating func addLocal(_ stats: ICECandidateStats, path: Path, now: Double) {

@@ -81,7 +81,7 @@ extension ICEAgent {
             if entry.isStream {
                 transport = .stream(server)
             } else if let address = entry.address {
-                transport = .udp(.ipv4, to: address)
+                transport = .udp(serverSocket(server, to: address), to: address)
             } else {
                 return nil
             }

@@ -66,8 +66,9 @@ extension ICEAgent {
             return
         }
         let url = servers[id.index].url
-        // STUN over IPv6 goes from the IPv6 socket; TURN is reached over IPv4.
-        guard address.family == .ipv4 ? sockets[.ipv4] != nil : sockets[.ipv6] != nil && !url.scheme.isTURN else {
+        // STUN over IPv6 goes from an IPv6 socket; TURN is reached over IPv4.
+        let socket = serverSocket(id, to: address)
+        guard socket.family == address.family, sockets[socket] != nil, address.family == .ipv4 || !url.scheme.isTURN else {
             serverFailed(id, text: "\(address) is not reachable from this host's sockets (TURN needs IPv4)", now: now)
             return
         }
@@ -84,15 +85,21 @@ extension ICEAgent {
             } else {
                 let bytes = client.allocate(now: now)
                 servers[id.index].kind = .turn(client)
-                transmit(bytes, .udp(.ipv4, to: address))
+                transmit(bytes, .udp(socket, to: address))
             }
         } else {
             let request = STUNMessage(type: .bindingRequest, transactionID: .random(), attributes: [.software(configuration.software)])
             guard let bytes = try? request.encoded(fingerprint: true) else { return }
             servers[id.index].kind = .stun(STUNGathering(
                 transactionID: request.transactionID, bytes: bytes, transmissions: 1, nextRetransmit: now + 0.25))
-            transmit(bytes, .udp(Self.socket(for: address), to: address))
+            transmit(bytes, .udp(socket, to: address))
         }
+    }
+
+    /// The socket that reaches server `id` at `address`: its network's, else the one bound on
+    /// every interface of the address's family.
+    func serverSocket(_ id: ServerID, to address: TransportAddress) -> Socket {
+        servers[id.index].socket ?? Self.socket(for: address)
     }
 
     /// The TCP or TLS connection to a TURN server is open: the Allocate goes out on it.
@@ -133,7 +140,7 @@ extension ICEAgent {
                 gathering.transmissions += 1
                 gathering.nextRetransmit = now + 0.25 * Double(1 << min(gathering.transmissions - 1, 3))
                 servers[index].kind = .stun(gathering)
-                transmit(gathering.bytes, .udp(Self.socket(for: address), to: address))
+                transmit(gathering.bytes, .udp(serverSocket(id, to: address), to: address))
             case .turn(var client):
                 let (resend, events) = client.retransmissions(now: now)
                 servers[index].kind = .turn(client)
@@ -156,7 +163,7 @@ extension ICEAgent {
         if server.isStream {
             if server.connected { transmit(bytes, .stream(id)) }
         } else if let address = server.address {
-            transmit(bytes, .udp(Self.socket(for: address), to: address))
+            transmit(bytes, .udp(serverSocket(id, to: address), to: address))
         }
     }
 
@@ -190,7 +197,7 @@ extension ICEAgent {
 
     mutating func serverFailed(_ id: ServerID, code: Int = ICECandidateErrorRecord.unreachable, text: String, now: Double) {
         servers[id.index].done = true
-        let local = sockets[.ipv4]
+        let local = sockets[servers[id.index].socket ?? .ipv4]
         let record = ICECandidateErrorRecord(
             url: servers[id.index].url.description, address: local?.host, port: local.map { Int($0.port) }, errorCode: code,
             errorText: text, timestamp: wallTime(now))

@@ -8,8 +8,13 @@ extension ICEAgent {
     /// the agent is disconnected, the new pairs are checked with the others and the first that
     /// answers may reconnect it.
     ///
-    /// Nothing is added under the relay policy, before ``gather(hosts:sockets:servers:now:)`` or
-    /// after the agent failed or closed. An address already offered on the same socket is skipped.
+    /// The new sockets also ask every STUN and UDP TURN server of the run for the network's
+    /// server-reflexive and relayed candidates (``gatherServers(on:now:)``); those come later,
+    /// with ``Event/candidateGathered(_:)``.
+    ///
+    /// No host is added under the relay policy (only the relays are gathered), and nothing before
+    /// ``gather(hosts:sockets:servers:now:)`` or after the agent failed or closed. An address
+    /// already offered on the same socket is skipped.
     /// - Parameters:
     ///   - hosts: the network's addresses, each naming its socket; `networkType` orders them.
     ///   - sockets: the local address of each new socket.
@@ -17,8 +22,10 @@ extension ICEAgent {
     /// - Returns: the candidates added, to tell the remote side.
     @discardableResult
     public mutating func addHosts(_ hosts: [HostInterface], sockets newSockets: [Socket: TransportAddress], now: Double) -> [ICECandidate] {
-        guard phase != .new, phase != .failed, phase != .closed, configuration.transportPolicy != .relay else { return [] }
+        guard phase != .new, phase != .failed, phase != .closed else { return [] }
         for (socket, address) in newSockets { sockets[socket] = address }
+        defer { gatherServers(on: newSockets.keys.sorted { $0.id < $1.id }, now: now) }
+        guard configuration.transportPolicy != .relay else { return [] }
         var added: [ICECandidate] = []
         for host in hosts {
             guard !locals.contains(where: { $0.path == .socket(host.socket) && $0.candidate.address == host.address }),
@@ -35,6 +42,50 @@ extension ICEAgent {
         return added
     }
 
+    /// Asks every STUN server and UDP TURN server the run was given (those asked from the
+    /// sockets bound on every interface) again from each of `newSockets`, of the same address
+    /// family (TURN over IPv4 only): the network's server-reflexive and relayed candidates. Each
+    /// is a server of its own (``Server/socket``), with the same timers and failures as at the
+    /// start. TURN over TCP or TLS is not asked again: its connection is the driver's, bound
+    /// to no network.
+    mutating func gatherServers(on newSockets: [Socket], now: Double) {
+        let started = servers.indices.filter { servers[$0].socket == nil }
+        for socket in newSockets {
+            for index in started {
+                let server = servers[index]
+                guard let address = server.address, !server.isStream, server.url.transport == .udp, server.url.scheme != .stuns,
+                    address.family == socket.family
+                else { continue }
+                if server.url.scheme.isTURN {
+                    guard socket.family == .ipv4, server.username != nil, server.credential != nil else { continue }
+                } else if configuration.transportPolicy == .relay {
+                    continue
+                }
+                servers.append(Server(url: server.url, username: server.username, credential: server.credential, socket: socket))
+                serverResolved(ServerID(index: servers.count - 1), address: address, now: now)
+            }
+        }
+    }
+
+    /// The local candidate at `index` came after gathering completed: a relayed one gets its
+    /// channels and pairs (checked at once); either kind is announced.
+    mutating func gatheredLate(_ index: Int, now: Double) {
+        guard phase != .new, phase != .gathering, phase != .failed, phase != .closed else { return }
+        let local = locals[index]
+        if case .relay(let server) = local.path, remoteParameters != nil, case .turn(var client) = servers[server.index].kind {
+            for remote in remotes {
+                if let bytes = client.channelBind(peer: remote.address, now: now) { sendToServer(server, bytes) }
+            }
+            servers[server.index].kind = .turn(client)
+            if var checkList {
+                checkList.add(local: local.candidate, at: index, remote: remotes.map(\.candidate))
+                self.checkList = checkList
+                pollChecks(now: now)
+            }
+        }
+        emit(.candidateGathered(local.candidate))
+    }
+
     /// A network went away: its sockets (those ``addHosts(_:sockets:now:)`` added) and the host
     /// addresses it held. Every pair whose host candidate sends from one of those sockets or is
     /// one of those addresses fails for good. When the selected pair was
@@ -48,14 +99,26 @@ extension ICEAgent {
     ///   - now: the agent's time.
     public mutating func removeNetwork(sockets gone: Set<Socket>, addresses: Set<String>, now: Double) {
         for socket in gone { sockets[socket] = nil }
+        // The servers asked from those sockets are done with; their allocations cannot be
+        // reached (nor deleted) any more.
+        var goneServers: Set<Int> = []
+        for index in servers.indices {
+            guard let socket = servers[index].socket, gone.contains(socket) else { continue }
+            servers[index].done = true
+            servers[index].kind = nil
+            goneServers.insert(index)
+        }
         guard var checkList else { return }
         // A pair's local candidate is a host or relayed one (reflexive ones are checked through
-        // their base): a host on a gone socket or address goes; a relay survives (its server is
-        // reached over the socket bound to every interface).
+        // their base): a host on a gone socket or address goes; a relay goes with the socket its
+        // server was reached over (one reached over the socket bound to every interface stays).
         let lostSelected = checkList.retire { pair in
             let base = locals[pair.local]
-            if case .socket(let socket) = base.path, gone.contains(socket) { return true }
-            return base.stats.candidateType == .host && addresses.contains(base.candidate.address)
+            switch base.path {
+            case .socket(let socket) where gone.contains(socket): return true
+            case .relay(let server) where goneServers.contains(server.index): return true
+            default: return base.stats.candidateType == .host && addresses.contains(base.candidate.address)
+            }
         }
         self.checkList = checkList
         if lostSelected {

@@ -24,6 +24,10 @@ extension ICEAgent {
         /// Gathering is over: the parameters to offer (credentials and candidates), and the
         /// candidates as the report lists them.
         case gatheringComplete(ICEParameters, candidateStats: [ICECandidateStats])
+        /// A server-reflexive or relayed candidate came after gathering completed (a network
+        /// that appeared asked the servers: ``ICEAgent/gatherServers(on:now:)``): to tell the
+        /// remote side. A relayed one is already paired and checked.
+        case candidateGathered(ICECandidate)
         /// The first nominated pair succeeded: media may flow. `at` is the agent's time.
         case connected(ICECandidatePairStats, at: Double)
         /// Another pair was nominated while connected.

@@ -3,7 +3,7 @@ extension ICEAgent {
     /// message (relayed data among them), a check's response, or media.
     /// - Returns: whether the datagram (or what the relay carried) is media for the media session.
     public mutating func receive(_ datagram: UnsafeRawBufferPointer, from source: TransportAddress, on socket: Socket, now: Double) -> Inbound {
-        guard let server = udpServer(for: source) else {
+        guard let server = udpServer(for: source, on: socket) else {
             return inbound(datagram, path: .socket(socket), source: source, now: now)
         }
         let bytes = Array(datagram)
@@ -18,7 +18,7 @@ extension ICEAgent {
             guard !servers[server.index].done else { return .consumed }
             servers[server.index].done = true
             if message.type.messageClass == .successResponse, let mapped = message.reflexiveAddress {
-                addReflexive(mapped, url: servers[server.index].url.description, now: now)
+                addReflexive(mapped, url: servers[server.index].url.description, socket: socket, now: now)
             } else {
                 serverFailed(
                     server, code: message.errorCode?.code ?? ICECandidateErrorRecord.unreachable,
@@ -37,13 +37,16 @@ extension ICEAgent {
         return fromTURNServer(server, bytes, now: now)
     }
 
-    /// The UDP TURN server, or the STUN server still being asked, a datagram from `source` comes
-    /// from. A STUN server that answered no longer claims its address: the edge's own STUN port
-    /// is also its media port.
-    func udpServer(for source: TransportAddress) -> ServerID? {
+    /// The UDP TURN server, or the STUN server still being asked, a datagram from `source` on
+    /// `socket` comes from (a server asked from a network's socket answers there). A STUN server
+    /// that answered no longer claims its address: the edge's own STUN port is also its media
+    /// port.
+    func udpServer(for source: TransportAddress, on socket: Socket) -> ServerID? {
         servers.indices.first { index in
             let server = servers[index]
-            guard !server.isStream, server.url.transport == .udp, server.address == source else { return false }
+            guard !server.isStream, server.url.transport == .udp, server.address == source,
+                serverSocket(ServerID(index: index), to: source) == socket
+            else { return false }
             if case .stun = server.kind { return !server.done }
             return true
         }.map { ServerID(index: $0) }
@@ -132,9 +135,11 @@ extension ICEAgent {
         switch event {
         case .allocated(let relayed, let mapped):
             servers[server.index].done = true
-            if let mapped, configuration.transportPolicy == .all { addReflexive(mapped, url: url.description, now: now) }
+            if let mapped, configuration.transportPolicy == .all {
+                addReflexive(mapped, url: url.description, socket: servers[server.index].socket ?? .ipv4, now: now)
+            }
             let preference = url.scheme == .turns ? 0 : url.transport == .tcp ? 1 : 2
-            let base = sockets[.ipv4]
+            let base = sockets[servers[server.index].socket ?? .ipv4]
             let foundation = foundation(type: .relay, base: relayed.host, server: url.description, transport: url.transport.rawValue)
             let priority = ICECandidate.priority(
                 typePreference: preference, localPreference: 65535 - server.index, component: configuration.component)
@@ -147,6 +152,7 @@ extension ICEAgent {
                 networkType: Self.networkType(ofAddress: base?.host ?? ""), relatedAddress: candidate.relatedAddress ?? "",
                 ip: relayed.host, isRemote: false, relatedPort: Int(candidate.relatedPort ?? 0), port: Int(relayed.port)),
                 candidate: candidate, path: .relay(server), now: now)
+            gatheredLate(locals.count - 1, now: now)
             finishGatheringIfDone(now: now)
         case .failed(let error, let reason):
             if !servers[server.index].done {

@@ -52,6 +52,9 @@ public struct ICEAgent: Sendable {
         var isStream = false
         var connected = false
         var done = false
+        /// The network socket it is asked from (``ICEAgent/gatherServers(on:now:)``); `nil`: the
+        /// socket bound on every interface of its address's family.
+        var socket: Socket?
     }
 
     /// Where the agent is.
