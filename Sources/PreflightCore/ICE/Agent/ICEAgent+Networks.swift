@@ -47,11 +47,13 @@ extension ICEAgent {
     /// family (TURN over IPv4 only): the network's server-reflexive and relayed candidates. Each
     /// is a server of its own (``Server/socket``), with the same timers and failures as at the
     /// start. TURN over TCP or TLS is not asked again: its connection is the driver's, bound
-    /// to no network.
+    /// to no network. A run asks at most ``maximumNetworkServers`` so (a network that flaps all
+    /// call long would grow the list without end); beyond that a network gets host candidates
+    /// only.
     mutating func gatherServers(on newSockets: [Socket], now: Double) {
         let started = servers.indices.filter { servers[$0].socket == nil }
         for socket in newSockets {
-            for index in started {
+            for index in started where servers.count - started.count < Self.maximumNetworkServers {
                 let server = servers[index]
                 guard let address = server.address, !server.isStream, server.url.transport == .udp, server.url.scheme != .stuns,
                     address.family == socket.family
@@ -66,6 +68,9 @@ extension ICEAgent {
             }
         }
     }
+
+    /// The most servers a run asks from networks that appeared (``gatherServers(on:now:)``).
+    public static let maximumNetworkServers = 32
 
     /// The local candidate at `index` came after gathering completed: a relayed one gets its
     /// channels and pairs (checked at once); either kind is announced.
