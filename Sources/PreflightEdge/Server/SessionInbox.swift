@@ -29,6 +29,14 @@ final class SessionInbox: Sendable {
         (events, continuation) = AsyncStream<SignalingSession.Event>.makeStream()
     }
 
+    /// An ended queue: a reader pointed at it delivers nothing more (a connection whose session
+    /// another one took over).
+    static let detached: SessionInbox = {
+        let inbox = SessionInbox()
+        inbox.finish()
+        return inbox
+    }()
+
     /// Queues an event of the edge's own (a timer, the call's other party).
     func post(_ event: SignalingSession.Event) {
         continuation.yield(event)

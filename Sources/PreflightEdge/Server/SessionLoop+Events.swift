@@ -12,6 +12,13 @@ extension SessionLoop {
             return .end
         case (.closed(let protocolError), .inCall):
             return await park(protocolError: protocolError)
+        case (.takenOver, .inCall):
+            // What the old connection still sends goes nowhere: the new one feeds the session.
+            (attachment?.reader ?? reader).target.withLock { $0 = SessionInbox.detached }
+            return await park(protocolError: false)
+        case (.takenOver, _):
+            // Outside a call nothing is resumed: the new connection is refused.
+            return .proceed
         case (.message(.resume(let request)), .awaitingHello):
             return await resumeOther(request)
         case (.malformed(let error), _):

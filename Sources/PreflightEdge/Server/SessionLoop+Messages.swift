@@ -17,6 +17,7 @@ extension SessionLoop {
             sessionId = "SS" + SignalingSession.hex(&random, bytes: 16)
             resumeToken = configuration.sessionResumeWindow > .zero ? SignalingSession.hex(&random, bytes: 16) : ""
             party = CallRouter.Party(sessionId: sessionId, account: claims.sub, identity: identity, inbox: inbox)
+            edge.resumptions.attach(sessionId: sessionId, token: resumeToken, events: inbox)
             await send(.welcome(.init(
                 edge: configuration.edgeName, sessionId: sessionId, iceServers: session.iceServers(for: claims),
                 resumeToken: resumeToken.isEmpty ? nil : resumeToken, features: [SignalingMessage.Welcome.candidatesFeature])))

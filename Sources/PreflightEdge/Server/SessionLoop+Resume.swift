@@ -9,6 +9,7 @@ extension SessionLoop {
     /// gets no second chance. What happens meanwhile (the other party's hangup) waits in the
     /// queue and is handled once the session is resumed.
     mutating func park(protocolError: Bool) async -> SignalingSession.Disposition {
+        edge.resumptions.detach(sessionId: sessionId)
         guard !protocolError, configuration.sessionResumeWindow > .zero, !resumeToken.isEmpty else { return .end }
         attachment?.ended.finish()
         logger.debug("signaling session parked", metadata: ["sessionId": "\(sessionId)"])
@@ -26,6 +27,7 @@ extension SessionLoop {
         // A new token for the next loss: the one just used opens nothing more.
         var random = SystemRandomNumberGenerator()
         resumeToken = SignalingSession.hex(&random, bytes: 16)
+        edge.resumptions.attach(sessionId: sessionId, token: resumeToken, events: inbox)
         await send(.resumed(.init(sessionId: sessionId, callSid: phase.callSid, resumeToken: resumeToken)))
         return .proceed
     }
@@ -35,9 +37,9 @@ extension SessionLoop {
     mutating func resumeOther(_ request: SignalingMessage.Resume) async -> SignalingSession.Disposition {
         let (ended, endedContinuation) = AsyncStream<Never>.makeStream()
         let reader = reader
-        guard edge.resumptions.resume(
+        guard await edge.resumptions.resume(
             sessionId: request.sessionId, token: request.resumeToken,
-            attachment: SessionResumptions.Attachment(outbound: outbound, ended: endedContinuation),
+            attachment: SessionResumptions.Attachment(outbound: outbound, ended: endedContinuation, reader: reader),
             redirect: { target in reader.target.withLock { $0 = target } })
         else {
             await fail(PreflightError(code: .sessionResumeRefused, message: "signaling: no session to resume with this id and token"))

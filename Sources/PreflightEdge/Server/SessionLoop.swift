@@ -79,6 +79,7 @@ struct SessionLoop {
             // This connection's own session never began (no hello): nothing to release.
             return
         }
+        edge.resumptions.detach(sessionId: sessionId)
         if case .inCall(let call) = phase {
             if let ufrag = call.ufrag { edge.media.removeSession(localUfrag: ufrag) }
             if let ufrag = call.subscribeUfrag { edge.media.removeSession(localUfrag: ufrag) }

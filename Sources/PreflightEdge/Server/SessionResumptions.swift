@@ -5,9 +5,13 @@ import Synchronization
 /// continue it on a new connection (docs/protocol.md, "Resuming a session").
 ///
 /// A parked session is found by its id and proven by its resume token (compared in constant
-/// time); it can be resumed once, and only while parked: a session still attached to a live
-/// connection cannot be taken over. Every refusal is the same, so a guess learns nothing. The
-/// registry holds at most one entry per admitted session, so the edge's session limits bound it.
+/// time); it can be resumed once. A session whose connection the edge still holds is taken over
+/// by the same proof: a client that left a network drops its connection there, and the edge
+/// may never see that connection end (its packets have no way back), so the session parks at
+/// once (``SignalingSession/Event/takenOver``) and the new connection resumes it; the old
+/// connection's reader feeds it no more. Every refusal is the same, so a guess learns nothing.
+/// The registry holds at most one entry per admitted session, so the edge's session limits
+/// bound it.
 final class SessionResumptions: Sendable {
     /// What the resuming connection gives the parked session.
     struct Attachment: Sendable {
@@ -15,7 +19,19 @@ final class SessionResumptions: Sendable {
         let outbound: WebSocketOutboundWriter
         /// Finished by the session when it ends, so that the resuming connection closes.
         let ended: AsyncStream<Never>.Continuation
+        /// The resuming connection's reader (detached from the session when another connection
+        /// takes it over).
+        let reader: SignalingSession.ReaderState
     }
+
+    /// A session attached to a connection, which a resume with its token takes over.
+    private struct Live: Sendable {
+        let token: [UInt8]
+        let events: SessionInbox
+    }
+
+    /// How long a resume that took over a live session waits for it to park.
+    static let takeoverWait: Duration = .seconds(2)
 
     private struct Parked: Sendable {
         let token: [UInt8]
@@ -24,6 +40,21 @@ final class SessionResumptions: Sendable {
     }
 
     private let parked = Mutex<[String: Parked]>([:])
+    private let live = Mutex<[String: Live]>([:])
+    /// Resumes waiting for a session they took over to park.
+    private let arrivals = Mutex<[String: CheckedContinuation<Void, Never>]>([:])
+
+    /// Session `sessionId` is attached to a connection with resume token `token` (after its
+    /// `welcome` and each `resumed`).
+    func attach(sessionId: String, token: String, events: SessionInbox) {
+        guard !token.isEmpty else { return }
+        live.withLock { $0[sessionId] = Live(token: Array(token.utf8), events: events) }
+    }
+
+    /// Session `sessionId` parked or ended: nothing to take over.
+    func detach(sessionId: String) {
+        live.withLock { _ = $0.removeValue(forKey: sessionId) }
+    }
 
     /// Sessions parked now.
     var count: Int { parked.withLock { $0.count } }
@@ -50,6 +81,7 @@ final class SessionResumptions: Sendable {
                     return entry
                 }
                 if registered == nil { waiter.resume(returning: nil) }
+                self.arrivals.withLock { $0.removeValue(forKey: sessionId) }?.resume()
             }
         } onCancel: {
             self.expire(sessionId)
@@ -62,6 +94,32 @@ final class SessionResumptions: Sendable {
     /// - Returns: whether it was resumed; `false` (refused) when no parked session has that id
     ///   and token.
     func resume(
+        sessionId: String, token: String, attachment: Attachment,
+        redirect: (SessionInbox) -> Void
+    ) async -> Bool {
+        if claim(sessionId: sessionId, token: token, attachment: attachment, redirect: redirect) { return true }
+        // Not parked: a live session with this token is taken over. It parks at once.
+        let taken = live.withLock { live -> Live? in
+            guard let entry = live[sessionId], APIKeyAuthorization.constantTimeEquals(entry.token, Array(token.utf8)) else {
+                return nil
+            }
+            live.removeValue(forKey: sessionId)
+            return entry
+        }
+        guard let taken else { return false }
+        await withCheckedContinuation { (arrival: CheckedContinuation<Void, Never>) in
+            arrivals.withLock { $0[sessionId] = arrival }
+            taken.events.post(.takenOver)
+            Task {
+                try? await Task.sleep(for: Self.takeoverWait)
+                self.arrivals.withLock { $0.removeValue(forKey: sessionId) }?.resume()
+            }
+        }
+        return claim(sessionId: sessionId, token: token, attachment: attachment, redirect: redirect)
+    }
+
+    /// Claims parked session `sessionId` for `attachment` when `token` is its resume token.
+    private func claim(
         sessionId: String, token: String, attachment: Attachment,
         redirect: (SessionInbox) -> Void
     ) -> Bool {

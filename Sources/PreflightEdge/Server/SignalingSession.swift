@@ -39,12 +39,15 @@ struct SignalingSession {
         case mediaLingered(ufrag: String)
         /// A probe's uplink arrival records are due (every 100 ms).
         case probeFlush(callSid: String)
+        /// A new connection proved this session's resume token while this one still holds it
+        /// (``SessionResumptions``): the session parks at once for it.
+        case takenOver
 
         /// Whether the client sent it (it counts against ``SignalingSession/inboundBuffer``).
         var isFromClient: Bool {
             switch self {
             case .message, .malformed, .closed: true
-            case .timeout, .applicationFinished, .call, .ringTimeout, .mediaLingered, .probeFlush: false
+            case .timeout, .applicationFinished, .call, .ringTimeout, .mediaLingered, .probeFlush, .takenOver: false
             }
         }
     }

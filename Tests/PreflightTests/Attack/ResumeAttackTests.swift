@@ -21,8 +21,8 @@ extension AttackTests {
             let callSid = original.messages.compactMap { if case .answer(let answer) = $0 { answer.callSid } else { nil } }.first
             #expect(callSid != nil, "\(original.summary)")
 
-            // While the session is attached, its token takes nothing over.
-            let hijack = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            // While the session is attached, a wrong token takes nothing over.
+            let hijack = try await Self.resume(edge, sessionId: welcome.sessionId, token: String(repeating: "0", count: 32))
             #expect(hijack.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "\(hijack.summary)")
 
             await original.close()  // the connection is lost: no close frame, no hangup
@@ -68,6 +68,46 @@ extension AttackTests {
             // The call ends normally on the newest connection, which the edge then closes.
             try await again.send(.hangup(.init(callSid: callSid ?? "", reason: "done")))
             #expect(await again.awaitEnd(upTo: .seconds(5)), "the resumed session did not end on hangup")
+            try await edge.expectAlive()
+            try edge.expectSaneLog()
+        }
+
+        /// A client that left a network drops its connection there, and the edge may never see
+        /// it end: a new connection with the session's token takes the attached session over
+        /// at once. What the old connection sends afterwards goes nowhere (its hangup ends
+        /// nothing), and the token it used opens nothing more.
+        @Test func anAttachedSessionIsTakenOverByItsOwnToken() async throws {
+            let edge = try await AttackedEdge.start()
+            defer { edge.stop() }
+            let original = try await edge.hello(try await edge.token(identity: "mover"))
+            guard case .welcome(let welcome) = original.messages.first, let token = welcome.resumeToken else {
+                Issue.record("no welcome with a resume token: \(original.summary)")
+                return
+            }
+            try await Self.call(on: original)
+            let callSid = try #require(original.messages.compactMap { if case .answer(let answer) = $0 { answer.callSid } else { nil } }.first)
+
+            let moved = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            guard case .resumed(let body) = moved.messages.first else {
+                Issue.record("the attached session was not taken over: \(moved.summary)")
+                return
+            }
+            #expect(body.sessionId == welcome.sessionId && body.callSid == callSid)
+            let nextToken = try #require(body.resumeToken)
+            #expect(nextToken != token)
+            // The old connection's hangup reaches nothing: the call lives on the new connection.
+            try await original.send(.hangup(.init(callSid: callSid, reason: "from the old connection")))
+            let replay = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            #expect(replay.errorCode == PreflightError.Code.sessionResumeRefused.rawValue, "\(replay.summary)")
+            // Taken over again with the new token: still in the call, so the old hangup ended nothing.
+            let again = try await Self.resume(edge, sessionId: welcome.sessionId, token: nextToken)
+            guard case .resumed(let last) = again.messages.first else {
+                Issue.record("the session ended: \(again.summary)")
+                return
+            }
+            #expect(last.callSid == callSid)
+            try await again.send(.hangup(.init(callSid: callSid, reason: "done")))
+            #expect(await again.awaitEnd(upTo: .seconds(5)), "the session did not end on hangup")
             try await edge.expectAlive()
             try edge.expectSaneLog()
         }
