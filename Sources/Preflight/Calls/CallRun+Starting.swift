@@ -25,7 +25,11 @@ extension CallRun {
         }
         let configuration = SignalingClientConfiguration(
             url: options.edgeURL, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
-            timeout: options.signalingTimeout, resumesSession: true, resumeTimeout: options.signalingResumeTimeout)
+            timeout: options.signalingTimeout, resumesSession: true,
+            // A call lives as long as its media may come back: its signaling, lost with the
+            // same network, gives up only after the consent timeout would have ended the call
+            // (53405, the error a call that lost its network ends with).
+            resumeTimeout: max(options.signalingResumeTimeout, options.callOptions.consentTimeout + .seconds(1)))
         let signaling = SignalingClient(configuration: configuration, logger: call.logger)
         let logger = call.logger
         call.handle.withLock { state in

@@ -20,7 +20,9 @@ public struct ConnectOptions: Sendable {
     /// How long connecting, `hello`→`welcome` and each request may take; 10 s by default.
     public var signalingTimeout: Duration
     /// How long a lost signaling connection is retried before the call ends with 53001 (the
-    /// call reports `isReconnecting` meanwhile); 10 s by default (the edge's resume window).
+    /// call reports `isReconnecting` meanwhile); 10 s by default (the edge's resume window). A
+    /// call retries at least a second past ``CallOptions/consentTimeout``: while its media may
+    /// come back it is not given up, and a call whose network went for good ends with 53405.
     public var signalingResumeTimeout: Duration
     /// The media settings.
     public var callOptions: CallOptions
