@@ -12,7 +12,7 @@ extension SessionLoop {
             return .end
         case (.closed(let protocolError), .inCall):
             return await park(protocolError: protocolError)
-        case (.takenOver, .inCall):
+        case (.takenOver(let token), .inCall) where token == resumeToken:
             // What the old connection still sends goes nowhere: the new one feeds the session.
             (attachment?.reader ?? reader).target.withLock { $0 = SessionInbox.detached }
             return await park(protocolError: false)

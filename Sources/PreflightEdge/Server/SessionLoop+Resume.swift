@@ -9,7 +9,6 @@ extension SessionLoop {
     /// gets no second chance. What happens meanwhile (the other party's hangup) waits in the
     /// queue and is handled once the session is resumed.
     mutating func park(protocolError: Bool) async -> SignalingSession.Disposition {
-        edge.resumptions.detach(sessionId: sessionId)
         guard !protocolError, configuration.sessionResumeWindow > .zero, !resumeToken.isEmpty else { return .end }
         attachment?.ended.finish()
         logger.debug("signaling session parked", metadata: ["sessionId": "\(sessionId)"])

@@ -78,6 +78,8 @@ final class SessionResumptions: Sendable {
                     let entry = Parked(token: Array(token.utf8), events: events, waiter: waiter)
                     parked[sessionId]?.waiter.resume(returning: nil)
                     parked[sessionId] = entry
+                    // Parked, no longer attached: at no moment is it neither.
+                    self.live.withLock { _ = $0.removeValue(forKey: sessionId) }
                     return entry
                 }
                 if registered == nil { waiter.resume(returning: nil) }
@@ -109,7 +111,7 @@ final class SessionResumptions: Sendable {
         guard let taken else { return false }
         await withCheckedContinuation { (arrival: CheckedContinuation<Void, Never>) in
             arrivals.withLock { $0[sessionId] = arrival }
-            taken.events.post(.takenOver)
+            taken.events.post(.takenOver(token: token))
             Task {
                 try? await Task.sleep(for: Self.takeoverWait)
                 self.arrivals.withLock { $0.removeValue(forKey: sessionId) }?.resume()

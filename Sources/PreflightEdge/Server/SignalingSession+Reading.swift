@@ -1,5 +1,6 @@
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import PreflightCore
 import Synchronization
 
@@ -61,8 +62,12 @@ extension SignalingSession {
         } catch {
             if Task.isCancelled { return }
             logger.debug("signaling connection ended", metadata: ["error": "\(UntrustedText.excerpt("\(error)", limit: 200))"])
-            state.protocolError.store(true, ordering: .releasing)
-            await deliver(.closed(protocolError: true))
+            // A reset or another I/O error is a lost connection (a client whose network went
+            // and came back resets the old one): parked in a call. Anything else the library
+            // threw is the client breaking the WebSocket protocol.
+            let lost = error is IOError || error is ChannelError
+            if !lost { state.protocolError.store(true, ordering: .releasing) }
+            await deliver(.closed(protocolError: !lost))
             throw error
         }
         await deliver(.closed(protocolError: false))

@@ -39,9 +39,10 @@ struct SignalingSession {
         case mediaLingered(ufrag: String)
         /// A probe's uplink arrival records are due (every 100 ms).
         case probeFlush(callSid: String)
-        /// A new connection proved this session's resume token while this one still holds it
-        /// (``SessionResumptions``): the session parks at once for it.
-        case takenOver
+        /// A new connection proved this session's resume token `token` while this one still
+        /// holds it (``SessionResumptions``): the session parks at once for it (unless it parked
+        /// and was resumed meanwhile: its token is then another).
+        case takenOver(token: String)
 
         /// Whether the client sent it (it counts against ``SignalingSession/inboundBuffer``).
         var isFromClient: Bool {

@@ -125,6 +125,15 @@ final class RawWebSocket: Sendable {
         try? await channel.close()
     }
 
+    /// Resets the TCP connection (an RST, as a host whose network came back sends for a
+    /// connection it closed meanwhile).
+    func reset() async {
+        if let provider = channel as? any SocketOptionProvider {
+            try? await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        }
+        try? await channel.close()
+    }
+
     // MARK: Receiving
 
     /// Frames received so far.

@@ -112,6 +112,25 @@ extension AttackTests {
             try edge.expectSaneLog()
         }
 
+        /// A connection reset in a call (an RST: a client whose network came back resets the
+        /// connection it dropped) is a lost connection, not a protocol error: the session parks
+        /// and its token resumes it.
+        @Test func aResetConnectionIsParkedLikeALostOne() async throws {
+            let edge = try await AttackedEdge.start()
+            defer { edge.stop() }
+            let original = try await edge.hello(try await edge.token(identity: "reset"))
+            guard case .welcome(let welcome) = original.messages.first, let token = welcome.resumeToken else {
+                Issue.record("no welcome with a resume token: \(original.summary)")
+                return
+            }
+            try await Self.call(on: original)
+            await original.reset()
+            // Parked (or, had the reset not arrived yet, taken over): resumed either way.
+            let resumed = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
+            #expect(resumed.messages.contains { if case .resumed = $0 { true } else { false } }, "\(resumed.summary)")
+            try edge.expectSaneLog()
+        }
+
         /// A parked session holds its slot for the resume window and frees it after; `resume` is
         /// a first message only. (A session lost before its call is not parked: nothing to resume.)
         @Test func aParkedSessionHoldsItsSlotForTheWindowOnly() async throws {
