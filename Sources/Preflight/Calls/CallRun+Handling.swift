@@ -68,16 +68,25 @@ extension CallRun {
     }
 
     /// Tells the edge of local candidates found after the offer (`candidates`, at most
-    /// ``SignalingMessage/Candidates/maximumCandidates`` a message), when it takes them.
+    /// ``SignalingMessage/Candidates/maximumCandidates`` a message), when it takes them. Those
+    /// found before the edge named the call wait for it (the newest
+    /// ``maximumUnsentCandidates``).
     mutating func trickle(_ candidates: [ICECandidate]) async {
-        guard edgeTakesCandidates, let callSid, offered, !candidates.isEmpty else { return }
+        guard edgeTakesCandidates else { return }
+        unsentCandidates = Array((unsentCandidates + candidates).suffix(Self.maximumUnsentCandidates))
+        guard let callSid, offered, !unsentCandidates.isEmpty else { return }
+        let sending = unsentCandidates
+        unsentCandidates = []
         var start = 0
-        while start < candidates.count {
-            let end = min(start + SignalingMessage.Candidates.maximumCandidates, candidates.count)
-            try? await signaling.send(.candidates(.init(callSid: callSid, candidates: Array(candidates[start..<end]))))
+        while start < sending.count {
+            let end = min(start + SignalingMessage.Candidates.maximumCandidates, sending.count)
+            try? await signaling.send(.candidates(.init(callSid: callSid, candidates: Array(sending[start..<end]))))
             start = end
         }
     }
+
+    /// The most candidates kept for the edge until it names the call.
+    static let maximumUnsentCandidates = 64
 
     /// The agent selected `pair`: a network change waiting for it may be over.
     mutating func pathSelected(_ pair: ICECandidatePairStats) {
@@ -162,11 +171,13 @@ extension CallRun {
         case .ringing(let sid):
             named(sid)
             if call.role == .caller { feed(.ringing) }
+            await trickle([])
             await flushInsights()
             await hangUpIfPending()
         case .answer(let answer):
             named(answer.callSid)
             callOpen = true
+            await trickle([])
             // "Server returns an answer to the Client's offer": stamped now, not when ICE connects.
             // On the ICE agent's clock, as the ICE states it stamps next (no skew between the two).
             if call.role == .caller {

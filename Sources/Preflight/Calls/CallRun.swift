@@ -64,6 +64,8 @@ struct CallRun: SessionRun {
     var networks = RunNetworks(edgeOnLoopback: false)
     /// Whether the edge takes `candidates` (its welcome says so).
     var edgeTakesCandidates = false
+    /// Local candidates found after the offer, waiting for the edge to name the call.
+    var unsentCandidates: [ICECandidate] = []
 
     /// Whether the run is over: the call ended and nothing is left to tell the edge.
     var isOver: Bool { call.isDisconnected && !hangupPending }

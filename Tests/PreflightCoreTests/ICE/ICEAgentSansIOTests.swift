@@ -143,23 +143,30 @@ import Testing
         #expect(harness.timelineNames.suffix(2) == ["ice-connection-state:connected", "ice-candidate:selected-ice-candidate-pair"])
     }
 
-    /// A driver that polls the disconnect timeout a second late (its loop stalled) may not have
-    /// read what arrived meanwhile: the agent waits 0.25 s for it before it judges the silence.
-    @Test func aLatePollJudgesTheSilenceOnlyAfterWhatArrivedIsRead() throws {
+    static let rtp: [UInt8] = [0x80, 0x00, 0x00, 0x01] + [UInt8](repeating: 0, count: 8)
+
+    /// Connected; media over the selected pair last arrived at 5, and the peer answers no more.
+    static func lastMediaAt5() throws -> ICEAgentHarness {
         var harness = ICEAgentHarness()
         harness.gather()
         try harness.connect()
         harness.run(until: 5)
         harness.answering = false
-        let rtp: [UInt8] = [0x80, 0x00, 0x00, 0x01] + [UInt8](repeating: 0, count: 8)
         #expect(harness.deliver(rtp) == .media)
+        return harness
+    }
+
+    /// A driver that polls the disconnect timeout a second late (its loop stalled) may not have
+    /// read what arrived meanwhile: the agent waits 0.25 s for it before it judges the silence.
+    @Test func aLatePollJudgesTheSilenceOnlyAfterWhatArrivedIsRead() throws {
+        var harness = try Self.lastMediaAt5()
         // The stall: the deadline (5 + 2.5) is polled at 8.5.
         harness.now = 8.5
         harness.poll()
         #expect(harness.firstEvent { if case .disconnected = $0 { true } else { false } } == nil)
         // The datagram the stall held is read within the grace: connected, nothing judged.
         harness.now = 8.51
-        #expect(harness.deliver(rtp) == .media)
+        #expect(harness.deliver(Self.rtp) == .media)
         harness.run(until: 10.5)
         #expect(harness.firstEvent { if case .disconnected = $0 { true } else { false } } == nil)
         // On time, silence disconnects at its deadline exactly (8.51 + 2.5).
@@ -170,13 +177,7 @@ import Testing
 
     /// A late poll after which nothing arrives disconnects when the grace ends.
     @Test func aLatePollWithNothingReadDisconnectsWhenTheGraceEnds() throws {
-        var harness = ICEAgentHarness()
-        harness.gather()
-        try harness.connect()
-        harness.run(until: 5)
-        harness.answering = false
-        let rtp: [UInt8] = [0x80, 0x00, 0x00, 0x01] + [UInt8](repeating: 0, count: 8)
-        #expect(harness.deliver(rtp) == .media)
+        var harness = try Self.lastMediaAt5()
         harness.now = 9
         harness.poll()
         harness.run(until: 10)
