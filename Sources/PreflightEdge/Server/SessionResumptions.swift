@@ -101,14 +101,7 @@ final class SessionResumptions: Sendable {
     ) async -> Bool {
         if claim(sessionId: sessionId, token: token, attachment: attachment, redirect: redirect) { return true }
         // Not parked: a live session with this token is taken over. It parks at once.
-        let taken = live.withLock { live -> Live? in
-            guard let entry = live[sessionId], APIKeyAuthorization.constantTimeEquals(entry.token, Array(token.utf8)) else {
-                return nil
-            }
-            live.removeValue(forKey: sessionId)
-            return entry
-        }
-        guard let taken else { return false }
+        guard let taken = live.withLock({ Self.take(sessionId, proven: token, from: &$0, token: \.token) }) else { return false }
         await withCheckedContinuation { (arrival: CheckedContinuation<Void, Never>) in
             arrivals.withLock { $0[sessionId] = arrival }
             taken.events.post(.takenOver(token: token))
@@ -125,17 +118,22 @@ final class SessionResumptions: Sendable {
         sessionId: String, token: String, attachment: Attachment,
         redirect: (SessionInbox) -> Void
     ) -> Bool {
-        let claimed = parked.withLock { parked -> Parked? in
-            guard let entry = parked[sessionId], APIKeyAuthorization.constantTimeEquals(entry.token, Array(token.utf8)) else {
-                return nil
-            }
-            parked.removeValue(forKey: sessionId)
-            return entry
-        }
-        guard let claimed else { return false }
+        guard let claimed = parked.withLock({ Self.take(sessionId, proven: token, from: &$0, token: \.token) }) else { return false }
         redirect(claimed.events)
         claimed.waiter.resume(returning: attachment)
         return true
+    }
+
+    /// Removes and returns `table`'s entry for `sessionId` when `proven` is its token (compared
+    /// in constant time).
+    private static func take<Entry>(
+        _ sessionId: String, proven: String, from table: inout [String: Entry], token: KeyPath<Entry, [UInt8]>
+    ) -> Entry? {
+        guard let entry = table[sessionId], APIKeyAuthorization.constantTimeEquals(entry[keyPath: token], Array(proven.utf8)) else {
+            return nil
+        }
+        table.removeValue(forKey: sessionId)
+        return entry
     }
 
     private func expire(_ sessionId: String) {
