@@ -79,12 +79,7 @@ extension AttackTests {
         @Test func anAttachedSessionIsTakenOverByItsOwnToken() async throws {
             let edge = try await AttackedEdge.start()
             defer { edge.stop() }
-            let original = try await edge.hello(try await edge.token(identity: "mover"))
-            guard case .welcome(let welcome) = original.messages.first, let token = welcome.resumeToken else {
-                Issue.record("no welcome with a resume token: \(original.summary)")
-                return
-            }
-            try await Self.call(on: original)
+            let (original, welcome, token) = try await Self.inCall(edge, identity: "mover")
             let callSid = try #require(original.messages.compactMap { if case .answer(let answer) = $0 { answer.callSid } else { nil } }.first)
 
             let moved = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
@@ -118,12 +113,7 @@ extension AttackTests {
         @Test func aResetConnectionIsParkedLikeALostOne() async throws {
             let edge = try await AttackedEdge.start()
             defer { edge.stop() }
-            let original = try await edge.hello(try await edge.token(identity: "reset"))
-            guard case .welcome(let welcome) = original.messages.first, let token = welcome.resumeToken else {
-                Issue.record("no welcome with a resume token: \(original.summary)")
-                return
-            }
-            try await Self.call(on: original)
+            let (original, welcome, token) = try await Self.inCall(edge, identity: "reset")
             await original.reset()
             // Parked (or, had the reset not arrived yet, taken over): resumed either way.
             let resumed = try await Self.resume(edge, sessionId: welcome.sessionId, token: token)
@@ -182,6 +172,16 @@ extension AttackTests {
             let next = try await edge.hello(try await edge.token(identity: "next"))
             #expect(next.welcomed, "\(next.summary)")
             try edge.expectSaneLog()
+        }
+
+        /// A connection signed in as `identity` and in a call, its welcome and resume token.
+        static func inCall(_ edge: AttackedEdge, identity: String) async throws -> (RawWebSocket, SignalingMessage.Welcome, String) {
+            let socket = try await edge.hello(try await edge.token(identity: identity))
+            guard case .welcome(let welcome) = socket.messages.first, let token = welcome.resumeToken else {
+                throw PreflightError(code: .malformed, message: "no welcome with a resume token: \(socket.summary)")
+            }
+            try await call(on: socket)
+            return (socket, welcome, token)
         }
 
         /// Places a call on a welcomed connection and waits for its answer: only a session in a call
