@@ -18,6 +18,12 @@ public struct PreflightOptions: Sendable {
     /// to end as soon as the verdict is settled. The record-playback application ends the call
     /// itself (record 5 s, play back, pause 3 s).
     public var duration: TestDuration
+    /// With an adaptive ``duration``: whether the test goes on to its maximum after its verdict
+    /// settles, recording when and on what it settled (`verdictSettlement`, whose
+    /// `continuedToSeconds` then says how long it ran). The report's verdict is the maximum's, so
+    /// the settled verdict can be checked against the same run's (the accuracy benchmark's mode,
+    /// docs/measurement.md). `false` by default. Not a constructor argument: set it on the value.
+    public var continuesAfterSettling = false
     /// How long connecting, `hello`→`welcome` and `invite`→`answer` may take; 10 s by default.
     public var signalingTimeout: Duration
     /// How long ICE connectivity checks may take before the test fails with 53405; 5 s by default.

@@ -27,7 +27,11 @@ extension PreflightTestRun {
             // the echoes carrying the edge's last view of the uplink) before the totals are
             // read: 1.5 × the largest RTT seen, 0.1 s to 2 s.
             mediaEnded = clock.now
-            if isAdaptive, settlement == nil { settlement = judgeVerdict() }
+            if isAdaptive, settlement == nil {
+                settlement = judgeVerdict().0
+            } else if options.continuesAfterSettling, settlement != nil {
+                settlement?.continuedToSeconds = Double(samples.count)
+            }
             media.stopSending()
             ice.stopWatchingLiveness()
             let drain = min(max(1.5 * media.meter.roundTrips.max, 100), 2000)

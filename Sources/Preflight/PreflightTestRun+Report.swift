@@ -33,10 +33,13 @@ extension PreflightTestRun {
         // After the media ended nothing more is sent, reports included.
         if media.isSending { media.sendReport(at: .now) }
         if isAdaptive, mediaEnded == nil, settlement == nil {
-            let record = judgeVerdict()
+            let (record, judgement) = judgeVerdict()
+            // At the maximum every rule counts as ruled out: what kept the test open is the judgement before.
+            if Double(samples.count) < options.duration.maximum.inSeconds { lastJudgement = judgement }
             if record.settled {
                 settlement = record
-                inputs.yield(.testEnded)
+                // The benchmark's mode goes on to the maximum, whose timer ends it.
+                if !options.continuesAfterSettling { inputs.yield(.testEnded) }
             }
         }
     }
@@ -47,15 +50,19 @@ extension PreflightTestRun {
         options.duration.isAdaptive && application != TestApplication.recordPlayback.rawValue
     }
 
-    /// The verdict as the evidence stands, as the report records it (one read of the meter).
-    func judgeVerdict() -> VerdictSettlement {
+    /// The verdict as the evidence stands, as the report records it (one read of the meter), and
+    /// the judgement it records. A record the maximum ended takes what kept it open from
+    /// ``lastJudgement``, the last one before.
+    func judgeVerdict() -> (VerdictSettlement, VerdictJudgement) {
         let meter = media.meter
         let maximum = options.duration.maximum.inSeconds
         let judge = VerdictJudge(maximumSamples: Int(min(max(maximum, 1), 86_400)))
         let judgement = judge.judge(VerdictEvidence(
             samples: samples, roundTrips: meter.roundTrips, roundTripLoss: meter.roundTripLoss,
             raised: Set(warnings.raisedRecords.compactMap { QualityWarning(rawValue: $0.name) })))
-        return judgement.settlement(afterSeconds: Double(samples.count), maximumSeconds: maximum, roundTripLoss: meter.roundTripLoss)
+        let record = judgement.settlement(
+            afterSeconds: Double(samples.count), maximumSeconds: maximum, roundTripLoss: meter.roundTripLoss, before: lastJudgement)
+        return (record, judgement)
     }
 
     /// The closing sample, unless a tick took one within half a second of the media's end:

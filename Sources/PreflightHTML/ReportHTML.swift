@@ -23,6 +23,7 @@ public enum ReportHTML {
         } else {
             html += "<ul>" + verdict.advice.map { "<li>\(HTMLText.escape($0))</li>" }.joined() + "</ul>"
         }
+        html += settlement(report)
         html += "</section>\n"
         html += figures(report)
         html += "<h2>Per second</h2>\n" + charts(report)
@@ -31,6 +32,20 @@ public enum ReportHTML {
         html += timeline(report)
         html += json(report)
         return html + PageStyle.tail
+    }
+
+    /// An adaptive test's end in plain words: when its verdict settled, or what it sits between.
+    static func settlement(_ report: PreflightReport) -> String {
+        guard let settlement = report.verdictSettlement else { return "" }
+        let maximum = HTMLText.number(settlement.maximumSeconds, 0)
+        if settlement.settled {
+            let continued = settlement.continuedToSeconds.map { ", and the test went on to \(HTMLText.number($0, 0)) s" } ?? ""
+            return "<p class=\"muted\" id=\"settlement\" data-settled=\"true\">Adaptive test: the verdict settled after "
+                + "\(HTMLText.number(settlement.afterSeconds, 0)) s of its \(maximum) s maximum\(HTMLText.escape(continued)).</p>"
+        }
+        let words = settlement.unsettled?.summary ?? settlement.reason
+        return "<p id=\"settlement\" data-settled=\"false\"><b>Not settled within the \(maximum) s maximum:</b> "
+            + "\(HTMLText.escape(words)). The verdict above is the maximum's; so close to the line, another test could read the other way.</p>"
     }
 
     static func figures(_ report: PreflightReport) -> String {

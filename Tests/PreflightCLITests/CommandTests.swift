@@ -103,6 +103,25 @@ import Testing
         #expect(try fixed.testDuration() == .seconds(7))
     }
 
+    /// The summary says an adaptive test's end: settled (and how far it went on), or, in plain
+    /// words, what an unsettled one sits between.
+    @Test func theSummarySaysHowAnAdaptiveTestEnded() throws {
+        let command = try #require(
+            try PreflightCommand.parseAsRoot(["run", "--duration", "adaptive:20", "--continue-after-settling"]) as? RunCommand)
+        #expect(command.continueAfterSettling)
+        var report = PreflightReport()
+        report.verdictSettlement = VerdictSettlement(
+            settled: true, afterSeconds: 3, maximumSeconds: 20, meanMOSLower: 4.3, meanMOSUpper: 4.4, roundTrips: 140, roundTripsLost: 0,
+            warningsRaised: [], warningsRuledOut: QualityWarning.allCases, warningsUndecided: [], reason: "callQuality excellent",
+            callQuality: .excellent, continuedToSeconds: 20)
+        #expect(ReportText.summary(report).contains("  Adaptive     verdict settled after 3 s of 20 (went on to 20 s): callQuality excellent"))
+        report.verdictSettlement?.settled = false
+        report.verdictSettlement?.unsettled = UnsettledVerdict(
+            bands: [.excellent, .great], warnings: [], summary: "mean MOS 4.21 ± 0.03: between excellent and great")
+        #expect(ReportText.summary(report).contains(
+            "  Adaptive     not settled within the 20 s maximum: mean MOS 4.21 ± 0.03: between excellent and great"))
+    }
+
     @Test func recordPlaybackAgainstTheLocalEdgeIsChosenByApplication() throws {
         let command = try #require(try PreflightCommand.parseAsRoot(["--application", "record-playback"]) as? RunCommand)
         #expect(command.application == .recordPlayback)

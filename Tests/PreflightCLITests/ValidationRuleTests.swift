@@ -24,6 +24,8 @@ import Testing
         (["run", "--duration", "fast"], "--duration must be 1 to 300 seconds or adaptive[:MAX], got \"fast\""),
         (["run", "--duration", "adaptive:1"], "--duration adaptive:MAX needs MAX from 2 to 300 seconds, got \"adaptive:1\""),
         (["run", "--duration", "adaptive:x"], "--duration adaptive:MAX needs MAX from 2 to 300 seconds, got \"adaptive:x\""),
+        (["run", "--continue-after-settling"], "--continue-after-settling needs --duration adaptive[:MAX]"),
+        (["run", "--duration", "12", "--continue-after-settling"], "--continue-after-settling needs --duration adaptive[:MAX]"),
         (["run", "--signaling-timeout", "121"], "--signaling-timeout must be 1 to 120 seconds, got 121"),
         (["run", "--edge-url", "ws://127.0.0.1:9/signaling"], "--edge-url and --token go together"),
         (["run", "--token", "a.b.c"], "--edge-url and --token go together"),

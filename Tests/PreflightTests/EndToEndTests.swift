@@ -73,6 +73,24 @@ import Testing
         }
     }
 
+    /// The benchmark's mode: the test records when and on what its verdict settled, and goes on
+    /// to its maximum, whose verdict the report carries.
+    @Test func anAdaptiveTestThatContinuesAfterSettlingRunsToItsMaximum() async throws {
+        try await LocalEdge.withRunning { edge in
+            let token = try await edge.token(application: .echo)
+            var options = PreflightOptions(accessToken: token, edgeURL: edge.signalingURL, duration: .adaptive(maximum: .seconds(6)))
+            options.continuesAfterSettling = true
+            let test = PreflightTest.run(options: options)
+            let report = try await test.result()
+            let settlement = try #require(report.verdictSettlement)
+            #expect(settlement.settled && settlement.callQuality == .excellent)
+            #expect(settlement.afterSeconds >= 2 && settlement.afterSeconds < 6)
+            #expect(settlement.continuedToSeconds.map { $0 >= 5 } == true)
+            #expect(report.statsSamples.count >= 6)
+            #expect(report.callQuality == settlement.callQuality)
+        }
+    }
+
     @Test func anAdaptiveMaximumBelowTwoSecondsIs70005() async throws {
         let test = PreflightTest.run(options: PreflightOptions(
             accessToken: "x", edgeURL: "ws://127.0.0.1:9/signaling", duration: .adaptive(maximum: .seconds(1))))

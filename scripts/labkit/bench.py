@@ -99,9 +99,9 @@ class Bench:
         self.token = token.stdout.strip()
         time.sleep(0.3)
 
-    def run_preflight(self, label: str, duration: str | None = None) -> dict:
+    def run_preflight(self, label: str, duration: str | None = None, extra: tuple[str, ...] = ()) -> dict:
         argv = [str(self.binary), "run", "--edge-url", self.url, "--token", self.token,
-                "--duration", duration or str(self.duration), "--codec", self.codec, "--json"]
+                "--duration", duration or str(self.duration), "--codec", self.codec, "--json", *extra]
         if self.fault:
             argv += ["--measurement-fault", self.fault]
         result = self.lab.run_on("client", argv, timeout=self.duration + 60)

@@ -31,6 +31,11 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         valueName: "seconds|adaptive[:max]"))
     public var duration: String = "10"
 
+    /// With an adaptive duration: go on to the maximum after the verdict settles (the benchmark's mode).
+    @Flag(help: ArgumentHelp(
+        "With --duration adaptive[:MAX]: go on to MAX after the verdict settles, recording when and on what it settled (the report's verdictSettlement); the report's verdict is MAX's. For checking the stopping rule."))
+    public var continueAfterSettling = false
+
     /// The local edge's test application (with ``edgeURL`` the token's grant chooses it).
     @Option(help: "The local edge's test application: echo (default) or record-playback. With --edge-url the token chooses it.")
     public var application: TestApplication?
@@ -103,7 +108,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     public mutating func validate() throws {
         application = try OldSpelling.merge(applicationOldSpelling, into: application, oldName: "--app", newName: "--application")
         applicationOldSpelling = nil
-        _ = try testDuration()
+        let testDuration = try testDuration()
+        if continueAfterSettling, !testDuration.isAdaptive {
+            throw ValidationError("--continue-after-settling needs --duration adaptive[:MAX]")
+        }
         if !roaming.isEmpty {
             guard connection.edgeURL == nil, connection.token != nil else { throw ValidationError("--roaming takes --token and no --edge-url") }
             guard roaming.count <= 16 else { throw ValidationError("--roaming: at most 16 edges, got \(roaming.count)") }
@@ -210,6 +218,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
             edgeTrustedCertificatesFile: connection.edgeCAFile)
         options.uploadsReport = !noUpload
         options.networkTypes = networkTypes.text
+        options.continuesAfterSettling = continueAfterSettling
         if !roaming.isEmpty { options.edge = .roaming(roaming) }
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
         options.fakeMicInput = audio.input == nil

@@ -53,11 +53,17 @@ public enum ReportText {
             lines.append("  Roaming      chose \(selection.selectedEdge) of \(figures.joined(separator: ", "))")
         }
         if let settlement = report.verdictSettlement {
-            lines.append(
-                (settlement.settled
-                    ? String(format: "  Adaptive     verdict settled after %.0f s of %.0f: ", settlement.afterSeconds, settlement.maximumSeconds)
-                    : String(format: "  Adaptive     not settled within the %.0f s maximum: ", settlement.maximumSeconds))
-                    + settlement.reason)
+            if settlement.settled {
+                let continued = settlement.continuedToSeconds.map { String(format: " (went on to %.0f s)", $0) } ?? ""
+                lines.append(
+                    String(format: "  Adaptive     verdict settled after %.0f s of %.0f", settlement.afterSeconds, settlement.maximumSeconds)
+                        + continued + ": " + settlement.reason)
+            } else {
+                // In plain words what it sits between; the judge's reason when nothing is recorded.
+                lines.append(
+                    String(format: "  Adaptive     not settled within the %.0f s maximum: ", settlement.maximumSeconds)
+                        + (settlement.unsettled?.summary ?? settlement.reason))
+            }
         }
         let raised = report.warnings.map(\.name)
         lines.append("  Warnings     \(raised.isEmpty ? "none raised" : raised.joined(separator: ", "))"

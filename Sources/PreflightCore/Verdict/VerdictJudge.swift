@@ -104,9 +104,72 @@ public struct VerdictJudge: Sendable {
         reasons.append("warnings raised: \(raised.isEmpty ? "none" : raised.map(\.rawValue).joined(separator: ", "))")
         if !undecided.isEmpty { reasons.append("not yet ruled out: \(undecided.map(\.rawValue).joined(separator: ", "))") }
         if !enough { reasons.append("too little evidence yet (\(samples.count) samples, \(loss.decided) round trips)") }
+        // What keeps the verdict open, in plain words (the report's `unsettled` when the maximum comes first).
+        var questions: [VerdictJudgement.OpenQuestion] = []
+        if band == nil {
+            questions.append(Self.bandQuestion(lower: lower, upper: upper, bounded: bounded, reported: reported, meanMOS: scores.mean))
+        }
+        for warning in undecided {
+            let words: String
+            switch warning {
+            case .highRTT:
+                words = String(
+                    format: "high-rtt: mean RTT %.0f ± %.0f ms against its %.0f ms threshold", rttMean, z * rttError, WarningsEngine.rttThreshold)
+            case .highJitter:
+                words = String(
+                    format: "high-jitter: mean jitter %.1f ± %.1f ms against its %.0f ms threshold", jitters.mean, z * jitterError,
+                    WarningsEngine.jitterThreshold)
+            case .lowMOS:
+                words = String(
+                    format: "low-mos: mean MOS %.2f ± %.2f against its %.1f threshold", (lower + upper) / 2, max(0, upper - lower) / 2,
+                    WarningsEngine.mosThreshold)
+            case .highPacketsLostFraction:
+                words = String(
+                    format: "high-packets-lost-fraction: round-trip loss %.1f %% (95 %%: %.1f–%.1f %%) against its %.0f %% threshold over %d s",
+                    100 * posterior.expectation { $0 }, lossLow, lossHigh, WarningsEngine.packetLossRaiseThreshold,
+                    WarningsEngine.packetLossWindow)
+            case .constantAudioInputLevel, .constantAudioOutputLevel:
+                words = String(
+                    format: "\(warning.rawValue): the level has not yet varied by more than %.0f %% over %d s",
+                    WarningsEngine.audioLevelClearThreshold, WarningsEngine.audioLevelWindow)
+            }
+            questions.append(.init(subject: .warning(warning), words: words))
+        }
+        if !enough {
+            questions.append(.init(
+                subject: .evidence,
+                words: "too little evidence: \(samples.count) samples and \(loss.decided) round trips, at least \(minimumSamples) and \(minimumRoundTrips) needed"))
+        }
         return VerdictJudgement(
             settled: settled, band: band, meanMOSLower: lower, meanMOSUpper: upper, raised: raised, ruledOut: ruledOut,
-            undecided: undecided, reason: reasons.joined(separator: "; "))
+            undecided: undecided, reason: reasons.joined(separator: "; "), openQuestions: questions)
+    }
+
+    /// The callQuality edges (4.2, 4.1, 3.7, 3.1), best first.
+    static let bandEdges = [4.2, 4.1, 3.7, 3.1]
+
+    /// Why the band is open: the bounds span two or more bands ("mean MOS 4.21 ± 0.03: between
+    /// excellent and great (the 4.2 edge is inside its 95 % bounds)"), or they agree on one band
+    /// and the samples' own mean (what the report says) is in another.
+    static func bandQuestion(
+        lower: Double, upper: Double, bounded: CallQuality?, reported: CallQuality?, meanMOS: Double
+    ) -> VerdictJudgement.OpenQuestion {
+        let top = CallQuality(averageMOS: upper)?.rawValue ?? 0
+        let bottom = CallQuality(averageMOS: lower)?.rawValue ?? CallQuality.degraded.rawValue
+        var spanned = CallQuality.allCases.filter { (min(top, bottom)...max(top, bottom)).contains($0.rawValue) }
+        if let reported, !spanned.contains(reported) { spanned = (spanned + [reported]).sorted { $0.rawValue < $1.rawValue } }
+        let center = meanMOS.isFinite ? meanMOS : (lower + upper) / 2
+        let names = spanned.count > 1 ? "between \(spanned[0]) and \(spanned[spanned.count - 1])" : spanned.map { "\($0)" }.joined()
+        let words: String
+        if let bounded, let reported, bounded != reported {
+            words = String(
+                format: "mean MOS %.2f: \(reported) by the samples so far, \(bounded) by the evidence's 95 %% bounds %.2f–%.2f", center, lower, upper)
+        } else {
+            let edges = bandEdges.filter { lower <= $0 && $0 <= upper }.map { String(format: "%.1f", $0) }
+            let inside = edges.isEmpty ? "" : " (the \(edges.joined(separator: " and ")) edge\(edges.count > 1 ? "s are" : " is") inside its 95 % bounds)"
+            words = String(format: "mean MOS %.2f ± %.2f: \(names)", center, max(0, upper - lower) / 2) + inside
+        }
+        return .init(subject: .band(spanned), words: words)
     }
 
     /// P(Z > x) for a standard normal Z.

@@ -2,9 +2,9 @@
 /// report's `verdictSettlement`, added beside Twilio's fields; absent for a fixed duration.
 public struct VerdictSettlement: Sendable, Hashable, Codable {
     /// Whether the verdict settled before the maximum (`false`: the maximum ended the test, and
-    /// its verdict is the maximum-length test's).
+    /// its verdict is the maximum-length test's; ``unsettled`` says why).
     public var settled: Bool
-    /// Seconds of media (samples) when the test ended.
+    /// Seconds of media (samples) when the verdict settled, or when the test ended unsettled.
     public var afterSeconds: Double
     /// The test's maximum, seconds.
     public var maximumSeconds: Double
@@ -24,12 +24,22 @@ public struct VerdictSettlement: Sendable, Hashable, Codable {
     public var warningsUndecided: [QualityWarning]
     /// Why the test ended, in words.
     public var reason: String
+    /// The callQuality band the bounds decided when the verdict settled (absent when it did not).
+    public var callQuality: CallQuality?
+    /// Why the verdict did not settle, in plain words (only when the maximum ended the test).
+    public var unsettled: UnsettledVerdict?
+    /// Seconds of media when the test ended, when it went on past its settled verdict to its
+    /// maximum (``PreflightOptions``' `continuesAfterSettling`, the accuracy benchmark's mode):
+    /// the report's verdict is then the maximum's, and this record says when, and on what, the
+    /// test would have ended.
+    public var continuedToSeconds: Double?
 
     /// Creates a record.
     public init(
         settled: Bool, afterSeconds: Double, maximumSeconds: Double, meanMOSLower: Double, meanMOSUpper: Double,
         roundTrips: Int, roundTripsLost: Int, warningsRaised: [QualityWarning], warningsRuledOut: [QualityWarning],
-        warningsUndecided: [QualityWarning], reason: String
+        warningsUndecided: [QualityWarning], reason: String, callQuality: CallQuality? = nil, unsettled: UnsettledVerdict? = nil,
+        continuedToSeconds: Double? = nil
     ) {
         self.settled = settled
         self.afterSeconds = afterSeconds
@@ -42,5 +52,8 @@ public struct VerdictSettlement: Sendable, Hashable, Codable {
         self.warningsRuledOut = warningsRuledOut
         self.warningsUndecided = warningsUndecided
         self.reason = reason
+        self.callQuality = callQuality
+        self.unsettled = unsettled
+        self.continuedToSeconds = continuedToSeconds
     }
 }

@@ -1,4 +1,4 @@
-import PreflightCore
+@testable import PreflightCore
 import Testing
 
 /// ``VerdictJudge`` on simulated tests: per-packet RTTs and round-trip fates from a seeded
@@ -73,11 +73,16 @@ import Testing
         #expect(judgement.band == .excellent)
         #expect(judgement.raised.isEmpty)
         #expect(Set(judgement.ruledOut) == Set(QualityWarning.allCases))
+        #expect(judgement.openQuestions.isEmpty)
+        let record = judgement.settlement(afterSeconds: Double(second), maximumSeconds: 30, roundTripLoss: RoundTripLoss())
+        #expect(record.callQuality == .excellent && record.unsettled == nil)
     }
 
     @Test func oneSampleIsNeverEnough() {
         let evidence = Self.simulate(Path(rtt: 0.5), seconds: 1, seed: 1)
-        #expect(!VerdictJudge(maximumSamples: 30).judge(evidence[0]).settled)
+        let judgement = VerdictJudge(maximumSamples: 30).judge(evidence[0])
+        #expect(!judgement.settled)
+        #expect(judgement.openQuestions.contains { $0.subject == .evidence && $0.words.hasPrefix("too little evidence: 1 samples") })
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
@@ -94,7 +99,7 @@ import Testing
         #expect(judge.judge(evidence[29]).raised.contains(.highPacketsLostFraction))
     }
 
-    @Test func aMeanOnABandEdgeDoesNotSettle() {
+    @Test func aMeanOnABandEdgeDoesNotSettle() throws {
         // Round-trip loss giving a mean MOS of about 4.2, the excellent/great edge: no band.
         var edgeLoss = 0.0
         while MeanOpinionScore.mos(rtt: 20, jitter: 0.2, packetLossPercent: edgeLoss * 100) > 4.2 { edgeLoss += 0.0005 }
@@ -103,6 +108,41 @@ import Testing
         #expect(evidence.allSatisfy { !judge.judge($0).settled })
         let last = judge.judge(evidence[evidence.count - 1])
         #expect(last.meanMOSLower < 4.2 && last.meanMOSUpper > 4.2)
+        // What it sits between, in plain words, and in the record the maximum leaves.
+        let band = try #require(last.openQuestions.first { if case .band = $0.subject { true } else { false } })
+        guard case .band(let spanned) = band.subject else { return }
+        #expect(Array(spanned.prefix(2)) == [.excellent, .great])
+        #expect(band.words.hasPrefix("mean MOS 4.") && band.words.contains(": between excellent and \(spanned[spanned.count - 1])"))
+        #expect(band.words.contains("4.2") && band.words.contains("inside its 95 % bounds"))
+        let record = last.settlement(afterSeconds: 12, maximumSeconds: 12, roundTripLoss: evidence[11].roundTripLoss)
+        #expect(!record.settled && record.callQuality == nil)
+        #expect(record.unsettled?.bands == spanned)
+        #expect(record.unsettled?.summary == band.words)
+    }
+
+    /// At the maximum no rule has a window left, so every warning counts as ruled out: the record
+    /// of a test the maximum ended names the warning that held it open in the judgement before,
+    /// and takes the band's words from its own (newer) judgement when both ask about it.
+    @Test func aTestTheMaximumEndedNamesTheWarningThatHeldItOpen() {
+        let evidence = Self.simulate(Path(rtt: 397, rttSpread: 20), seconds: 6, seed: 5)
+        let open = VerdictJudge(maximumSamples: 30).judge(evidence[5])
+        let words = open.openQuestions.first { $0.subject == .warning(.highRTT) }?.words ?? ""
+        #expect(words.hasPrefix("high-rtt: mean RTT 39") && words.hasSuffix(" ms against its 400 ms threshold"))
+        // The same evidence at a maximum of 6 samples: no window left, the warning ruled out.
+        let atMaximum = VerdictJudge(maximumSamples: 6).judge(evidence[5])
+        #expect(atMaximum.ruledOut.contains(.highRTT) && !atMaximum.settled)
+        var before = open
+        before.openQuestions.append(.init(subject: .band([.good, .fair]), words: "an older band question"))
+        var last = atMaximum
+        last.openQuestions.append(.init(subject: .band([.fair, .degraded]), words: "the newer band question"))
+        let record = last.settlement(afterSeconds: 6, maximumSeconds: 6, roundTripLoss: evidence[5].roundTripLoss, before: before)
+        #expect(!record.settled)
+        #expect(record.unsettled?.warnings.contains(.highRTT) == true)
+        #expect(record.unsettled?.bands == [.fair, .degraded])
+        #expect(record.unsettled?.summary.hasPrefix("the newer band question; high-rtt: mean RTT 39") == true)
+        // Without the judgement before, the maximum's own says nothing of the warning.
+        let alone = atMaximum.settlement(afterSeconds: 6, maximumSeconds: 6, roundTripLoss: evidence[5].roundTripLoss)
+        #expect(alone.unsettled?.warnings.contains(.highRTT) != true)
     }
 
     /// The rtt300-j40 case of the accuracy benchmark: reordering at the start reads as a few

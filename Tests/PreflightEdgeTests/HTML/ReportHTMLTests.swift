@@ -44,6 +44,24 @@ import Testing
         #expect(HTMLText.escape("a\u{202E}b\u{0007}c") == "abc")
     }
 
+    /// An adaptive test's end on the page: when it settled, or, escaped, what it sits between.
+    @Test func anAdaptiveTestsEndIsSaidInPlainWords() {
+        var report = Self.report()
+        #expect(!ReportHTML.render(report).contains("id=\"settlement\""))
+        report.verdictSettlement = VerdictSettlement(
+            settled: true, afterSeconds: 3, maximumSeconds: 30, meanMOSLower: 4.3, meanMOSUpper: 4.4, roundTrips: 140, roundTripsLost: 0,
+            warningsRaised: [], warningsRuledOut: QualityWarning.allCases, warningsUndecided: [], reason: "r", callQuality: .excellent,
+            continuedToSeconds: 30)
+        let settled = ReportHTML.render(report)
+        #expect(settled.contains("data-settled=\"true\">Adaptive test: the verdict settled after 3 s of its 30 s maximum, and the test went on to 30 s."))
+        report.verdictSettlement?.settled = false
+        report.verdictSettlement?.unsettled = UnsettledVerdict(
+            bands: [.excellent, .great], warnings: [], summary: "mean MOS 4.21 ± 0.03: between excellent and great " + Self.hostile)
+        let open = ReportHTML.render(report)
+        #expect(open.contains("<b>Not settled within the 30 s maximum:</b> mean MOS 4.21 ± 0.03: between excellent and great &lt;script&gt;"))
+        #expect(!open.contains("<script"))
+    }
+
     @Test func chartsHaveAPointPerSampleAThresholdAndTheWarningsMarks() {
         let html = ReportHTML.render(Self.report(seconds: 6))
         #expect(html.components(separatedBy: "<svg class=\"chart\"").count - 1 == 4)
