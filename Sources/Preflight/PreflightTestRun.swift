@@ -58,7 +58,7 @@ struct PreflightTestRun: SessionRun {
     var mediaEnded: ContinuousClock.Instant?
     /// An adaptive test's end: when and why its verdict settled (or that the maximum came first).
     var settlement: VerdictSettlement?
-    /// An adaptive test's last judgement before its verdict settled: what kept it open.
+    /// An adaptive test's last judgement before its maximum: what kept it open, for a test the maximum ends.
     var lastJudgement: VerdictJudgement?
     /// The report of the completed test, once complete.
     var completed: PreflightReport?

@@ -204,6 +204,15 @@ public struct ICECheckList: Sendable {
         return checks
     }
 
+    /// Makes the checks in flight on `chosen` pairs due at `now` instead of at their
+    /// retransmission timers: their last transmission never left the host (the system refused
+    /// it). They go at the next ``poll(now:)``, counted and backed off as any retransmission.
+    public mutating func retransmitSoon(pairs chosen: Set<Int>, now: Double) {
+        for (id, transaction) in transactions where chosen.contains(transaction.pair) && transaction.nextRetransmit > now {
+            transactions[id]?.nextRetransmit = now
+        }
+    }
+
     /// When ``poll(now:)`` next has something to do: the earliest retransmission, and the next
     /// paced check while a pair waits to be checked or nominated; `nil` when nothing is due ever
     /// (only answers can change that).

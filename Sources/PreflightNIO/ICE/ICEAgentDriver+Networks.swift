@@ -52,7 +52,12 @@ extension ICEAgentDriver {
             do throws(PreflightError) {
                 media = try await MediaSocket.bind(
                     host: address, receiveBufferSize: configuration.receiveBufferSize, interfaceIndex: network.interfaceIndex,
-                    group: eventLoop
+                    group: eventLoop,
+                    rebound: { [weak self] in
+                        // A refused send (the network's route not there yet): its checks go again now.
+                        guard let self else { return }
+                        self.update { $0.socketRebound(socket, now: self.seconds(.now)) }
+                    }
                 ) { [weak self] in self?.received($0, on: socket) }
             } catch {
                 logger.info("ICE: no socket on \(network.interfaceName)'s \(address): \(error)")

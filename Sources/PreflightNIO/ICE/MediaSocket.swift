@@ -74,15 +74,19 @@ public final class MediaSocket: Sendable {
     ///     says (Linux `IP_UNICAST_IF`, Apple `IP_BOUND_IF`; IPv4): a network's own socket sends
     ///     by that network. `nil` (the routing table decides) by default; ignored where the system
     ///     refuses it.
+    ///   - rebound: called (on the socket's event loop) each time the socket is bound again after
+    ///     a send the system refused: what was sent just before was dropped, and its owner may
+    ///     send it again (a network's route can come a moment after its address). `nil` by default.
     public static func bind(
         host: String, receiveBufferSize: Int? = nil, interfaceIndex: Int? = nil,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, receive: @escaping @Sendable (Datagram) -> Void
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, rebound: (@Sendable () -> Void)? = nil,
+        receive: @escaping @Sendable (Datagram) -> Void
     ) async throws(PreflightError) -> MediaSocket {
         let (stream, continuation) = AsyncStream<Datagram>.makeStream()
         continuation.finish()
         return try await bind(
             host: host, port: 0, receiveBufferSize: receiveBufferSize, interfaceIndex: interfaceIndex, group: group, stream: stream,
-            receiver: Receiver(deliver: receive, finish: {}))
+            receiver: Receiver(deliver: receive, finish: {}, rebound: rebound))
     }
 
     private static func bind(
@@ -170,7 +174,11 @@ public final class MediaSocket: Sendable {
                     state.channel = channel
                     return false
                 }
-                if stale { try? await channel.close() }
+                if stale {
+                    try? await channel.close()
+                } else if let rebound = binding.receiver.rebound {
+                    channel.eventLoop.execute(rebound)
+                }
             } catch {
                 // The address is gone (its network went): the socket stays closed.
                 binding.receiver.finish()
@@ -201,10 +209,15 @@ public final class MediaSocket: Sendable {
         let finish: @Sendable () -> Void
         /// Told when its channel closes (the socket decides whether it ends).
         let closed = Mutex<(@Sendable () -> Void)?>(nil)
+        /// Told when the socket was bound again after a refused send.
+        let rebound: (@Sendable () -> Void)?
 
-        init(deliver: @escaping @Sendable (Datagram) -> Void, finish: @escaping @Sendable () -> Void) {
+        init(
+            deliver: @escaping @Sendable (Datagram) -> Void, finish: @escaping @Sendable () -> Void, rebound: (@Sendable () -> Void)? = nil
+        ) {
             self.deliver = deliver
             self.finish = finish
+            self.rebound = rebound
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {

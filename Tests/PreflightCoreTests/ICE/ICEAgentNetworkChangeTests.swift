@@ -78,6 +78,38 @@ import Testing
         #expect(pairChanges(harness).isEmpty)
     }
 
+    /// A network's address can come a moment before its route: the first checks on it are
+    /// refused (nothing leaves the host) and the driver binds the socket again. Its checks in
+    /// flight then go again at once, the same transactions, not at their 250 ms timers.
+    @Test func aCheckTheSystemRefusedGoesAgainWhenItsSocketIsBoundAgain() throws {
+        func onWifi(_ harness: ICEAgentHarness) -> [(time: Double, message: STUNMessage, transport: ICEAgent.Transport)] {
+            harness.checks.filter { if case .udp(let socket, _) = $0.transport { socket == Self.wifiSocket } else { false } }
+        }
+        var refused = try Self.connectedOnCellular()
+        refused.answering = false
+        _ = refused.agent.addHosts([Self.wifi], sockets: [Self.wifiSocket: Self.wifiAddress], now: refused.now)
+        refused.collect()
+        var untouched = refused
+        refused.run(until: 2.1)
+        let first = onWifi(refused)
+        #expect(!first.isEmpty && first.allSatisfy { $0.time >= 2 && $0.time <= 2.1 })
+        refused.now = 2.102
+        refused.agent.socketRebound(Self.wifiSocket, now: refused.now)
+        #expect((refused.agent.nextDeadline ?? 99) <= 2.102)
+        refused.poll()
+        let again = onWifi(refused).dropFirst(first.count)
+        #expect(again.count == first.count && again.allSatisfy { $0.time == 2.102 })
+        #expect(again.map(\.message.transactionID) == first.map(\.message.transactionID), "the same transactions")
+        // Without the rebind they wait for their timers.
+        untouched.run(until: 2.2)
+        #expect(onWifi(untouched).count == first.count)
+        // Another socket's rebind moves nothing on Wi-Fi.
+        var other = untouched
+        other.agent.socketRebound(.ipv6, now: other.now)
+        other.poll()
+        #expect(onWifi(other).count == first.count)
+    }
+
     @Test func aLessPreferredNetworkDoesNotTakeTheMedia() throws {
         var harness = ICEAgentHarness()
         harness.socketAddresses[Self.wifiSocket] = Self.wifiAddress

@@ -11,6 +11,18 @@ import Testing
 /// address without `SO_BROADCAST` (`EACCES`, refused before anything leaves the host): the
 /// socket is bound again on its port and keeps receiving; ``MediaSocket/close()`` ends it for good.
 @Suite(.realTime) struct MediaSocketRefusedSendTests {
+    /// Its owner hears of each rebind (a network's ICE checks then go again at once).
+    @Test func theOwnerIsToldEachTimeTheSocketIsBoundAgain() async throws {
+        let rebinds = Mutex(0)
+        let socket = try await MediaSocket.bind(host: "127.0.0.1", rebound: { rebinds.withLock { $0 += 1 } }) { _ in }
+        let first = socket.channel
+        #expect(rebinds.withLock { $0 } == 0)
+        socket.send([1], to: try SocketAddress(ipAddress: "255.255.255.255", port: 9))
+        #expect(await eventually { socket.channel !== first && socket.channel.isActive && rebinds.withLock { $0 } == 1 })
+        await socket.close()
+        #expect(rebinds.withLock { $0 } == 1)
+    }
+
     @Test func aRefusedSendDoesNotEndTheSocket() async throws {
         let received = Mutex<[[UInt8]]>([])
         let socket = try await MediaSocket.bind(host: "127.0.0.1") { datagram in

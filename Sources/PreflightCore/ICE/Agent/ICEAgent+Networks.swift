@@ -91,6 +91,22 @@ extension ICEAgent {
         emit(.candidateGathered(local.candidate))
     }
 
+    /// The system refused a send on `socket` and the driver bound it again: a network's address
+    /// can come a moment before its route, and the first checks on it are refused. The checks in
+    /// flight on the socket's pairs go again at once, not at their retransmission timers (250 ms
+    /// for a first check): what was refused never left the host, so nothing is sent twice to the
+    /// peer that it did not ask for.
+    public mutating func socketRebound(_ socket: Socket, now: Double) {
+        guard var checkList else { return }
+        let onSocket = Set(checkList.pairs.indices.filter { index in
+            if case .socket(let local) = locals[checkList.pairs[index].local].path { return local == socket }
+            return false
+        })
+        guard !onSocket.isEmpty else { return }
+        checkList.retransmitSoon(pairs: onSocket, now: now)
+        self.checkList = checkList
+    }
+
     /// A network went away: its sockets (those ``addHosts(_:sockets:now:)`` added) and the host
     /// addresses it held. Every pair whose host candidate sends from one of those sockets or is
     /// one of those addresses fails for good. When the selected pair was
