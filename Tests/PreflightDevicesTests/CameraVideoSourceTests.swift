@@ -14,7 +14,9 @@ import Testing
             let source = CameraVideoSource(name: "synthetic camera (test)", isCamera: true) { () throws(PreflightError) -> any FrameSource in
                 SyntheticFrameSource(pattern: .moving, width: 160, height: 120)
             }
-            var options = ConnectivityCheckOptions(accessToken: try await edge.token(), edge: edge.signalingURL, duration: .seconds(5))
+            // The check's duration counts from its start, set-up included: 10 s leaves a busy
+            // machine (the suite's first seconds, dozens of edges starting) time to connect.
+            var options = ConnectivityCheckOptions(accessToken: try await edge.token(), edge: edge.signalingURL, duration: .seconds(10))
             options.videoInput = source
             options.videoBitrate = 200_000  // one packet a frame: light on a loaded test machine
             let result = try await Diagnostics(options: options).connectivityCheck()
