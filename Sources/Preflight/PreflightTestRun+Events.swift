@@ -200,12 +200,19 @@ extension PreflightTestRun {
             group.addTask { await media.send(AudioTestSource(codec: codec)) }
         }
         group.post(.sampleTick, to: inputs, every: .seconds(1), on: clock)
+        if isAdaptive { ice.startLossProbes(count: Self.lossProbes, interval: Self.lossProbeInterval) }
         if application == TestApplication.recordPlayback.rawValue {
             group.post(.maximumDurationReached, to: inputs, after: options.maximumDuration, on: clock)
         } else {
             group.post(.testEnded, to: inputs, after: options.duration.maximum, on: clock)
         }
     }
+
+    /// The loss probes of an adaptive test: 100, one every 20 ms (50 a second, as the audio's
+    /// packets) over its first 2 s, so that a clean path has the round trips a verdict needs by
+    /// its second sample (docs/measurement.md, "Loss probes").
+    static let lossProbes = 100
+    static let lossProbeInterval = Duration.milliseconds(20)
 
     mutating func markPeerConnected(_ instant: ContinuousClock.Instant) {
         guard !peerConnected else { return }

@@ -57,11 +57,13 @@ extension PreflightTestRun {
         let meter = media.meter
         let maximum = options.duration.maximum.inSeconds
         let judge = VerdictJudge(maximumSamples: Int(min(max(maximum, 1), 86_400)))
+        let probes = ice.lossProbeFates()
         let judgement = judge.judge(VerdictEvidence(
-            samples: samples, roundTrips: meter.roundTrips, roundTripLoss: meter.roundTripLoss,
+            samples: samples, roundTrips: meter.roundTrips, roundTripLoss: meter.roundTripLoss, probes: probes,
             raised: Set(warnings.raisedRecords.compactMap { QualityWarning(rawValue: $0.name) })))
         let record = judgement.settlement(
-            afterSeconds: Double(samples.count), maximumSeconds: maximum, roundTripLoss: meter.roundTripLoss, before: lastJudgement)
+            afterSeconds: Double(samples.count), maximumSeconds: maximum, roundTripLoss: meter.roundTripLoss, probes: probes,
+            before: lastJudgement)
         return (record, judgement)
     }
 

@@ -66,7 +66,11 @@ import Testing
             #expect(report.callQuality == .excellent)
             #expect(settlement.meanMOSLower > 4.2 && settlement.meanMOSLower <= report.networkStats.mos.average)
             #expect(settlement.warningsUndecided.isEmpty && settlement.warningsRaised.isEmpty)
-            #expect(settlement.roundTrips >= 100 && settlement.roundTripsLost == 0)
+            #expect(settlement.roundTrips > 0 && settlement.roundTripsLost == 0)
+            // The loss probes went and came back on the selected pair: their fates are evidence too.
+            let probes = try #require(settlement.lossProbes)
+            #expect(probes > 0 && settlement.lossProbesLost == 0)
+            #expect(settlement.roundTrips + probes >= 100)
             // The record survives the report's JSON.
             let decoded = try JSONDecoder().decode(PreflightReport.self, from: try JSONEncoder().encode(report))
             #expect(decoded.verdictSettlement == settlement)

@@ -98,6 +98,7 @@ def row_of(scenario: str, seed: int, own: dict, independent: dict | None) -> dic
             "settled": settled, "seconds": settlement.get("afterSeconds") if settled else None,
             "settled_verdict": mine, "at_maximum": at_maximum, "independent": other,
             "same_run_equal": same(mine, at_maximum), "independent_equal": same(at_maximum, other),
+            "loss_probes": settlement.get("lossProbes"), "loss_probes_lost": settlement.get("lossProbesLost"),
             "unsettled": (settlement.get("unsettled") or {}).get("summary"), "reason": settlement.get("reason")}
 
 
@@ -185,7 +186,15 @@ def report(rows: list[dict], out: Path) -> int:
         print(f"\nScenarios on no edge or threshold ({len(unplaced)} runs): median time to settle {statistics.median(times):.1f} s"
               + (f"; clean path {max(clean):.0f} s at most ({len(clean)} runs)" if clean else "")
               + f"; settled {len(settled)}/{len(unplaced)}; settled verdict equal to its run's in {len(equal)}/{len(settled)}.")
+        print(f"Targets: every settled verdict equal to its run's: {'met' if len(equal) == len(settled) else 'MISSED'}; "
+              f"median <= 3 s: {'met' if statistics.median(times) <= 3 else 'MISSED'}"
+              + (f"; clean path <= 2 s every seed: {'met' if max(clean) <= 2 else 'MISSED'}" if clean else "") + ".")
         failures += [r for r in settled if not r["same_run_equal"]]
+    probed = [r for r in rows if r.get("loss_probes") is not None]
+    if probed:
+        decided = sorted(r["loss_probes"] for r in probed)
+        print(f"Loss probes (the first 2 s): decided per run {decided[0]}-{decided[-1]} (median {statistics.median(decided):.0f}), "
+              f"lost {sum(r['loss_probes_lost'] or 0 for r in probed)} of {sum(decided)} in all.")
     if placed:
         print("\nScenarios placed on an edge or threshold:\n")
         print("| scenario | sits on | runs | settle times (s) | unsettled at the maximum | settled verdict equal to its run's |")

@@ -8,7 +8,8 @@ import Foundation
 /// - **The band**: one-sided 95 % bounds of the expected mean MOS from per-packet data: the
 ///   mean RTT of every echo (standard error from the per-packet spread, or from the per-second
 ///   means when those vary more), the mean jitter of the samples, and the round-trip loss
-///   probability's posterior from every packet's fate, widened for bursty loss
+///   probability's posterior from every packet's fate and every loss probe's (the test's first
+///   seconds: ``VerdictEvidence/probes``), widened for bursty loss
 ///   (``LossPosterior``). The MOS formula is monotone in each input, so the bounds are the MOS
 ///   of the inputs' bounds, moved by the samples' own difference between the mean of MOS and
 ///   the MOS of the means. The band is decided when both bounds fall in the same band, and the
@@ -25,7 +26,7 @@ public struct VerdictJudge: Sendable {
     public var packetsPerSecond = 50.0
     /// The least samples for any verdict: 2.
     public var minimumSamples = 2
-    /// The least round trips decided for any verdict: 100.
+    /// The least round trips decided (the media's and the loss probes') for any verdict: 100.
     public var minimumRoundTrips = 100
 
     /// A judge for a test of at most `maximumSamples` samples.
@@ -50,8 +51,8 @@ public struct VerdictJudge: Sendable {
         let rttError = max(perPacket, (rtts.sampleVariance / count).squareRoot())
         // Jitter: the samples' (a smoothed estimate already); at least 10 % of it as the error.
         let jitterError = max((jitters.sampleVariance / count).squareRoot(), (0.1 * jitters.mean + 0.1) / count.squareRoot())
-        // Loss: the posterior of every decided round trip.
-        let loss = evidence.roundTripLoss
+        // Loss: the posterior of every decided round trip, the media's and the probes'.
+        let loss = evidence.fates
         let posterior = LossPosterior(lost: loss.lost, trials: loss.decided, meanLossRun: loss.meanLossRun)
         let lossHigh = 100 * posterior.quantile(confidence)
         let lossLow = 100 * posterior.quantile(1 - confidence)

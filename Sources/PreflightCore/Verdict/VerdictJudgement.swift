@@ -52,7 +52,8 @@ public struct VerdictJudgement: Sendable, Hashable {
     /// maximum no window of a rule is left, so every warning counts as ruled out, and what kept
     /// the test open is that judgement's question (this one's, where it asks the same thing).
     public func settlement(
-        afterSeconds: Double, maximumSeconds: Double, roundTripLoss: RoundTripLoss, before previous: VerdictJudgement? = nil
+        afterSeconds: Double, maximumSeconds: Double, roundTripLoss: RoundTripLoss, probes: ProbeFates = ProbeFates(),
+        before previous: VerdictJudgement? = nil
     ) -> VerdictSettlement {
         var unsettled: UnsettledVerdict?
         if !settled {
@@ -67,7 +68,8 @@ public struct VerdictJudgement: Sendable, Hashable {
             meanMOSUpper: meanMOSUpper, roundTrips: roundTripLoss.decided, roundTripsLost: roundTripLoss.lost,
             warningsRaised: raised, warningsRuledOut: ruledOut, warningsUndecided: undecided,
             reason: settled ? reason : "the maximum of \(Int(maximumSeconds)) s was reached before the verdict settled: \(reason)",
-            callQuality: settled ? band : nil, unsettled: unsettled)
+            callQuality: settled ? band : nil, unsettled: unsettled,
+            lossProbes: probes.sent > 0 ? probes.decided : nil, lossProbesLost: probes.sent > 0 ? probes.lost : nil)
     }
 
     /// The questions as the report's record: the band first, then the warnings, then the evidence.

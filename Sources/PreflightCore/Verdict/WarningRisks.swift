@@ -13,8 +13,9 @@ import Foundation
 ///   risk is averaged over the loss posterior, with one independent window per 3.5 s still to
 ///   come (overlapping windows counted twice over, to be safe).
 /// - constant-audio-input/output-level (10 samples of levels within 1 %): impossible in a test
-///   shorter than 10 s; otherwise ruled out once the levels seen spread more than the clearing
-///   threshold (3 %), a rule rather than a probability: the levels are the audio's, not the network's.
+///   shorter than 10 s; otherwise ruled out once the levels seen (two samples are enough)
+///   spread more than the clearing threshold (3 %), a rule rather than a probability: the levels
+///   are the audio's, not the network's.
 struct WarningRisks {
     let judge: VerdictJudge
     let samples: [StatsSample]
@@ -69,7 +70,7 @@ struct WarningRisks {
             let levels = samples.suffix(WarningsEngine.audioLevelWindow).map {
                 Double(warning == .constantAudioInputLevel ? $0.audioInputLevel : $0.audioOutputLevel)
             }
-            guard levels.count >= 3 else { return 1 }
+            guard levels.count >= 2 else { return 1 }
             let clearing = WarningsEngine.audioLevelClearThreshold / 100 * WarningsEngine.maximumAudioLevel
             return RunningSummary(levels).standardDeviation > clearing ? 0 : 1
         }

@@ -16,6 +16,11 @@ public struct VerdictSettlement: Sendable, Hashable, Codable {
     public var roundTrips: Int
     /// Round trips lost.
     public var roundTripsLost: Int
+    /// Loss probes whose fate is known (answered or lost), counted with the round trips for the
+    /// loss estimate of the stopping rule only; absent when none was sent.
+    public var lossProbes: Int?
+    /// Loss probes lost.
+    public var lossProbesLost: Int?
     /// Warnings the rules raised.
     public var warningsRaised: [QualityWarning]
     /// Warnings ruled out at 95 %: the rules would not raise them within the maximum.
@@ -39,7 +44,7 @@ public struct VerdictSettlement: Sendable, Hashable, Codable {
         settled: Bool, afterSeconds: Double, maximumSeconds: Double, meanMOSLower: Double, meanMOSUpper: Double,
         roundTrips: Int, roundTripsLost: Int, warningsRaised: [QualityWarning], warningsRuledOut: [QualityWarning],
         warningsUndecided: [QualityWarning], reason: String, callQuality: CallQuality? = nil, unsettled: UnsettledVerdict? = nil,
-        continuedToSeconds: Double? = nil
+        continuedToSeconds: Double? = nil, lossProbes: Int? = nil, lossProbesLost: Int? = nil
     ) {
         self.settled = settled
         self.afterSeconds = afterSeconds
@@ -55,5 +60,7 @@ public struct VerdictSettlement: Sendable, Hashable, Codable {
         self.callQuality = callQuality
         self.unsettled = unsettled
         self.continuedToSeconds = continuedToSeconds
+        self.lossProbes = lossProbes
+        self.lossProbesLost = lossProbesLost
     }
 }

@@ -194,6 +194,17 @@ public final class ICEAgentDriver: Sendable {
         return true
     }
 
+    /// Sends `count` loss probes on the selected pair, one every `interval`
+    /// (``ICEAgent/startLossProbes(count:interval:now:)``).
+    public func startLossProbes(count: Int, interval: Duration) {
+        update { $0.startLossProbes(count: count, interval: interval.inSeconds, now: self.seconds(.now)) }
+    }
+
+    /// The loss probes' fates so far.
+    public func lossProbeFates() -> ProbeFates {
+        state.withLock { $0.agent.lossProbeFates }
+    }
+
     /// From now on silence from the remote side does not disconnect (the media ended).
     public func stopWatchingLiveness() {
         update { $0.stopWatchingLiveness() }

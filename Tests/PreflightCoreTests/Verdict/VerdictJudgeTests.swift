@@ -13,7 +13,32 @@ import Testing
         var burst: Double = 1
     }
 
-    /// `seconds` of a 50 packets/s echo test over `path`: the evidence after each second.
+    /// `seconds` of a 50 packets/s echo test over `path`: the evidence after each second; with
+    /// `probes`, the test's loss probes too (50 a second over its first 2 s, lost by the same
+    /// process, answered after the path's RTT, decided by ``ProbeFates``).
+    static func simulate(_ path: Path, seconds: Int, seed: UInt64, probes: Bool = false) -> [VerdictEvidence] {
+        var evidence = simulate(path, seconds: seconds, seed: seed)
+        guard probes else { return evidence }
+        var random = SplitMix64(seed: seed &+ 1000)
+        var inBurst = false
+        let leave = 1 / path.burst
+        let enter = path.loss * leave / max(1e-9, 1 - path.loss)
+        let probes: [(id: STUNTransactionID, sentAt: Double, answeredAt: Double?)] = (0..<100).map { index in
+            inBurst = inBurst ? Double.random(in: 0..<1, using: &random) >= leave : Double.random(in: 0..<1, using: &random) < enter
+            let sentAt = 0.01 + 0.02 * Double(index)
+            return (STUNTransactionID.random(), sentAt, inBurst ? nil : sentAt + path.rtt / 1000)
+        }
+        for second in evidence.indices {
+            let now = Double(second + 1)
+            var fates = ProbeFates()
+            for probe in probes where probe.sentAt <= now { fates.recordSent(probe.id, at: probe.sentAt) }
+            let answers = probes.compactMap { probe in probe.answeredAt.flatMap { $0 <= now ? (probe.id, $0) : nil } }
+            for (id, _) in answers.sorted(by: { $0.1 < $1.1 }) { fates.recordAnswer(id) }
+            evidence[second].probes = fates
+        }
+        return evidence
+    }
+
     static func simulate(_ path: Path, seconds: Int, seed: UInt64) -> [VerdictEvidence] {
         var random = SplitMix64(seed: seed)
         var roundTrips = RunningSummary()
@@ -57,9 +82,9 @@ import Testing
     }
 
     /// The first second whose evidence settles the verdict, and that judgement.
-    static func firstSettled(_ path: Path, seconds: Int = 30, seed: UInt64) -> (Int, VerdictJudgement)? {
+    static func firstSettled(_ path: Path, seconds: Int = 30, seed: UInt64, probes: Bool = false) -> (Int, VerdictJudgement)? {
         let judge = VerdictJudge(maximumSamples: 30)
-        for (index, evidence) in simulate(path, seconds: seconds, seed: seed).enumerated() {
+        for (index, evidence) in simulate(path, seconds: seconds, seed: seed, probes: probes).enumerated() {
             let judgement = judge.judge(evidence)
             if judgement.settled { return (index + 1, judgement) }
         }
@@ -76,6 +101,32 @@ import Testing
         #expect(judgement.openQuestions.isEmpty)
         let record = judgement.settlement(afterSeconds: Double(second), maximumSeconds: 30, roundTripLoss: RoundTripLoss())
         #expect(record.callQuality == .excellent && record.unsettled == nil)
+    }
+
+    /// The loss probes' 75 round trips decided by the second sample, beside the audio's 75 or
+    /// so, rule out the loss warning there: a clean path settles at 2 s, the least samples.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func withLossProbesACleanPathSettlesExcellentAtItsSecondSample(seed: UInt64) throws {
+        let evidence = Self.simulate(Path(rtt: 0.5, rttSpread: 0.1), seconds: 3, seed: seed, probes: true)
+        #expect(evidence[1].probes.decided >= 70 && evidence[1].probes.lost == 0)
+        let (second, judgement) = try #require(Self.firstSettled(Path(rtt: 0.5, rttSpread: 0.1), seed: seed, probes: true))
+        #expect(second == 2)
+        #expect(judgement.band == .excellent && judgement.raised.isEmpty)
+        // Without the probes the same path needs its third sample.
+        let (alone, _) = try #require(Self.firstSettled(Path(rtt: 0.5, rttSpread: 0.1), seed: seed))
+        #expect(alone == 3)
+    }
+
+    /// The probes carry the path's loss: with them, heavy loss still keeps the verdict open until
+    /// the loss warning's rule could have fired.
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func lossProbesDoNotHideLoss(seed: UInt64) {
+        let judge = VerdictJudge(maximumSamples: 30)
+        let evidence = Self.simulate(Path(rtt: 40, loss: 0.05), seconds: 8, seed: seed, probes: true)
+        #expect(evidence[2].probes.lost > 0)
+        for early in evidence.prefix(WarningsEngine.packetLossWindow - 1) {
+            #expect(!judge.judge(early).settled)
+        }
     }
 
     @Test func oneSampleIsNeverEnough() {

@@ -11,7 +11,7 @@ from labkit import adaptive
 
 
 def report(quality: int, warnings=(), settled_after=None, settled_quality=None, settled_warnings=(), mos=4.3,
-           unsettled=None) -> dict:
+           unsettled=None, probes=None) -> dict:
     """A preflight report as `preflight run --json` prints it, with an adaptive settlement."""
     r = {"callQuality": quality, "networkStats": {"mos": {"average": mos}},
          "warnings": [{"name": w, "threshold": "x", "values": "y", "timestamp": 1} for w in warnings]}
@@ -20,6 +20,8 @@ def report(quality: int, warnings=(), settled_after=None, settled_quality=None, 
     if settled_after is not None:
         settlement["callQuality"] = quality if settled_quality is None else settled_quality
         settlement["continuedToSeconds"] = 30
+    if probes is not None:
+        settlement["lossProbes"], settlement["lossProbesLost"] = probes
     if unsettled:
         settlement["unsettled"] = {"bands": [0, 1], "warnings": [], "summary": unsettled}
     r["verdictSettlement"] = settlement
@@ -60,8 +62,8 @@ class ReportTests(unittest.TestCase):
         return status, printed.getvalue(), out
 
     def test_medians_are_over_the_unplaced_scenarios_and_the_placed_ones_are_reported_apart(self):
-        rows = [adaptive.row_of("clean", 1, report(0, settled_after=2), None),
-                adaptive.row_of("rtt40", 1, report(0, settled_after=3), None),
+        rows = [adaptive.row_of("clean", 1, report(0, settled_after=2, probes=(74, 0)), None),
+                adaptive.row_of("rtt40", 1, report(0, settled_after=3, probes=(100, 2)), None),
                 adaptive.row_of("rtt120-j15", 1, report(0, settled_after=4), None),
                 adaptive.row_of("edge42", 1, report(0, unsettled="mean MOS 4.21 ± 0.03: between excellent and great"), None),
                 adaptive.row_of("edge42", 2, report(1, settled_after=20), None)]
@@ -69,6 +71,9 @@ class ReportTests(unittest.TestCase):
         self.assertEqual(status, 0)
         self.assertIn("(3 runs): median time to settle 3.0 s; clean path 2 s at most (1 runs); settled 3/3; "
                       "settled verdict equal to its run's in 3/3", text)
+        self.assertIn("Targets: every settled verdict equal to its run's: met; median <= 3 s: met; "
+                      "clean path <= 2 s every seed: met.", text)
+        self.assertIn("Loss probes (the first 2 s): decided per run 74-100 (median 87), lost 2 of 174 in all.", text)
         self.assertIn("| edge42 | the 4.2 band edge, on purpose | 2 | 20 / 20 / 20 (min/median/max) | 50 % | 1/1 |", text)
         self.assertIn("UNSETTLED edge42 seed 1: mean MOS 4.21 ± 0.03: between excellent and great", text)
         self.assertEqual(len(json.loads((out / "adaptive.json").read_text())), 5)

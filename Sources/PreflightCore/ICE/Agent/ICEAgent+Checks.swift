@@ -54,6 +54,7 @@ extension ICEAgent {
         case .checking, .connected:
             pollGathering(now: now)
             pollChecks(now: now)
+            pollLossProbes(now: now)
             if phase == .checking, let deadline = checkDeadline, now >= deadline {
                 fail(failure("no candidate pair was selected within the ICE timeout of \(configuration.checkTimeout)"), now: now)
             }
@@ -99,27 +100,36 @@ extension ICEAgent {
             scheduleConsent(now: now)
         }
         self.checkList = checkList
-        let key = STUNIntegrityKey(Array(remoteParameters.pwd.utf8))
         for check in checks {
-            let local = locals[checkList.pairs[check.pair].local]
-            // PRIORITY: what a peer-reflexive candidate learned from this check would get.
-            var attributes: [STUNAttribute] = [
-                .username("\(remoteParameters.ufrag):\(localUfrag)"),
-                .priority(ICECandidate.priority(
-                    typePreference: local.candidate.type == .relay ? 0 : 110, localPreference: local.candidate.localPreference,
-                    component: configuration.component)),
-                .iceControlling(tieBreaker),
-            ]
-            if check.useCandidate { attributes.append(.useCandidate) }
-            let request = STUNMessage(type: .bindingRequest, transactionID: check.transactionID, attributes: attributes)
-            guard let bytes = try? request.encoded(integrityKey: key, fingerprint: true), let route = route(pair: check.pair),
-                let framed = route.frame(bytes)
-            else { continue }
-            transmit(framed, route.transport)
+            sendCheck(on: check.pair, transactionID: check.transactionID, useCandidate: check.useCandidate, remote: remoteParameters)
         }
         if phase == .checking, checkList.hasFailed, isGatheringComplete {
             fail(failure("every candidate pair failed its connectivity checks"), now: now)
         }
+    }
+
+    /// Sends a Binding request on pair `index` (a check, a consent check or a loss probe).
+    /// - Returns: whether it went out.
+    @discardableResult
+    mutating func sendCheck(on index: Int, transactionID: STUNTransactionID, useCandidate: Bool, remote remoteParameters: ICEParameters) -> Bool {
+        guard let checkList, checkList.pairs.indices.contains(index) else { return false }
+        let local = locals[checkList.pairs[index].local]
+        // PRIORITY: what a peer-reflexive candidate learned from this check would get.
+        var attributes: [STUNAttribute] = [
+            .username("\(remoteParameters.ufrag):\(localUfrag)"),
+            .priority(ICECandidate.priority(
+                typePreference: local.candidate.type == .relay ? 0 : 110, localPreference: local.candidate.localPreference,
+                component: configuration.component)),
+            .iceControlling(tieBreaker),
+        ]
+        if useCandidate { attributes.append(.useCandidate) }
+        let request = STUNMessage(type: .bindingRequest, transactionID: transactionID, attributes: attributes)
+        let key = STUNIntegrityKey(Array(remoteParameters.pwd.utf8))
+        guard let bytes = try? request.encoded(integrityKey: key, fingerprint: true), let route = route(pair: index),
+            let framed = route.frame(bytes)
+        else { return false }
+        transmit(framed, route.transport)
+        return true
     }
 
     /// The next consent check: randomized to 0.8–1.2 of the interval (RFC 7675 §5.1); a quarter
@@ -131,6 +141,7 @@ extension ICEAgent {
 
     /// A STUN response on `path` from `source` that may answer a check.
     mutating func handleCheckResponse(_ message: STUNMessage, path: Path, source: TransportAddress, now: Double) {
+        if handleProbeAnswer(message, path: path, source: source, now: now) { return }
         guard var checkList, let pairIndex = checkList.pair(of: message.transactionID), let remoteParameters else { return }
         let pair = checkList.pairs[pairIndex]
         // RFC 8445 §7.2.5.2.1: the response must come back the way the request went.
@@ -177,6 +188,7 @@ extension ICEAgent {
             lastReceived = now
             return
         }
+        if selected != index { stopLossProbes() }
         selected = index
         let local = locals[validLocal[index] ?? pair.local].stats
         let remote = remotes[pair.remote].stats
@@ -237,6 +249,7 @@ extension ICEAgent {
     mutating func disconnect(because why: String, now: Double) {
         guard phase == .connected, disconnectedSince == nil else { return }
         disconnectedSince = now
+        stopLossProbes()
         mark(.iceConnectionState, "disconnected", now: now)
         let error = PreflightError(code: .mediaConnectionFailed, message: "media: \(why); checking every candidate pair again")
         emit(.disconnected(error, at: now))

@@ -1,7 +1,7 @@
 extension ICEAgent {
     /// When the agent next needs the time: the earliest of its timers (gathering retransmissions
     /// and deadline, TURN retransmissions, paced and retransmitted checks, the check timeout,
-    /// consent checks, and the disconnect and consent timeouts). The driver arms one timer for it
+    /// consent checks, loss probes, and the disconnect and consent timeouts). The driver arms one timer for it
     /// and calls ``poll(now:)`` when it fires, and reads it again after every input: an input may
     /// bring it forward. `nil`: no timer is needed until the next input (not started, failed,
     /// closed).
@@ -31,6 +31,7 @@ extension ICEAgent {
         guard phase == .checking || phase == .connected, let checkList, remoteParameters != nil else { return deadline }
         include(checkList.nextDeadline)
         if checkList.selected != nil { include(nextConsent) }
+        if let probes = lossProbes, probes.remaining > 0 { include(probes.next) }
         if phase == .checking { include(checkDeadline) }
         if phase == .connected, watchesLiveness, let last = lastReceived {
             if disconnectedSince == nil {

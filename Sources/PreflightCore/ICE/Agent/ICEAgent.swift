@@ -106,6 +106,8 @@ public struct ICEAgent: Sendable {
     /// The peer's checks this agent answered (``answerCheck(_:path:source:now:)``).
     public internal(set) var checksAnswered = 0
     var nextConsent: Double?
+    /// The loss probes' schedule and fates (``startLossProbes(count:interval:now:)``).
+    var lossProbes: LossProbes?
     var watchesLiveness = true
     var random: SplitMix64
     var outputs: [Output] = []
