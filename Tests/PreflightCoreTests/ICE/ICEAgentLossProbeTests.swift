@@ -16,6 +16,18 @@ import Testing
         return harness
     }
 
+    /// A connected agent whose peer answers nothing, sending `count` probes 20 ms apart, run for
+    /// `duration` seconds from their start.
+    static func probingUnanswered(_ count: Int, for duration: Double) throws -> (harness: ICEAgentHarness, start: Double) {
+        var harness = try connected()
+        harness.answering = false
+        let start = harness.now
+        harness.agent.startLossProbes(count: count, interval: 0.02, now: start)
+        harness.collect()
+        harness.run(until: start + duration)
+        return (harness, start)
+    }
+
     /// The requests sent from `time` on.
     static func probes(_ harness: ICEAgentHarness, since time: Double) -> [(time: Double, message: STUNMessage, transport: ICEAgent.Transport)] {
         harness.checks.filter { $0.time >= time }
@@ -58,15 +70,12 @@ import Testing
     }
 
     @Test func unansweredProbesAreLostAndForgedOrMisroutedAnswersDoNotCount() throws {
-        var harness = try Self.connected()
-        harness.answering = false
-        let start = harness.now
-        harness.agent.startLossProbes(count: 60, interval: 0.02, now: start)
-        harness.collect()
-        harness.run(until: start + 1.5)
+        let probing = try Self.probingUnanswered(60, for: 1.5)
+        var harness = probing.harness
+        let start = probing.start
         let probes = Self.probes(harness, since: start)
         try #require(probes.count == 60)
-                for (index, probe) in probes.enumerated() {
+        for (index, probe) in probes.enumerated() {
             switch index {
             case 5:
                 // A forged answer, and a true one from another address: neither counts.
@@ -88,13 +97,10 @@ import Testing
     }
 
     @Test func losingTheSelectedPairStopsProbingAndForgetsWhatWaits() throws {
-        var harness = try Self.connected()
-        harness.answering = false
-        let start = harness.now
-        harness.agent.startLossProbes(count: 500, interval: 0.02, now: start)
-        harness.collect()
         // Nothing comes back: disconnected after 2.5 s of silence; probing stops there.
-        harness.run(until: start + 5)
+        let probing = try Self.probingUnanswered(500, for: 5)
+        var harness = probing.harness
+        let start = probing.start
         let disconnected = try #require(harness.firstEvent { if case .disconnected = $0 { true } else { false } })
         let probes = Self.probes(harness, since: start).filter { !$0.message.attributes.contains(.useCandidate) }
         let late = probes.filter { $0.time > disconnected.time + 1e-9 && $0.message.username == "edgeufrag:ufrag" }
