@@ -303,12 +303,14 @@ public struct CallCommand: AsyncParsableCommand, Sendable {
             group.addTask {
                 await connection(of: call)
                 guard call.state == .connected, !Task.isCancelled else { return }
-                // Checked by validate(); they play while the call is up, once the far party's audio
-                // arrives (at most 3 s): "connected" can come before the far leg's route is checked,
-                // and the bridge drops what it cannot forward yet (a busy host lost the first digit so).
+                // Checked by validate(); they play while the call is up, once half a second of the far
+                // party's audio has arrived (at most 3 s): "connected" can come before the far leg's
+                // route is checked, and the bridge sends the far party no more than it received from
+                // it, so until the far party's stream has run ahead a little a packet arriving early
+                // is dropped (busy hosts lost the first digit, then the first two, so).
                 if let digits {
                     let heard = clock.now + .seconds(3)
-                    while call.state == .connected, (call.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) == 0,
+                    while call.state == .connected, (call.getStats()?.remoteAudioTrackStats.first?.packetsReceived ?? 0) < 25,
                         clock.now < heard, !Task.isCancelled
                     {
                         try? await Task.sleep(for: .milliseconds(20))
