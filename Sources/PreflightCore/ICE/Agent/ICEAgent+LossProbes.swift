@@ -38,22 +38,18 @@ extension ICEAgent {
 
     /// Sends the probe due.
     mutating func pollLossProbes(now: Double) {
-        guard var probes = lossProbes, let remoteParameters else { return }
-        defer { lossProbes = probes }
-        guard probes.remaining > 0, now >= probes.next else { return }
-        guard phase == .connected, disconnectedSince == nil, selected == probes.pair else {
-            probes.remaining = 0
-            probes.fates.abandonPending()
-            return
-        }
-        // One at a time: a late poll does not send a burst.
-        let id = STUNTransactionID.random(using: &random)
+        guard var probes = lossProbes, probes.remaining > 0, now >= probes.next, let remoteParameters else { return }
+        guard phase == .connected, disconnectedSince == nil, selected == probes.pair else { return stopLossProbes() }
+        // One at a time: a late poll does not send a burst. The transaction ID from the system's
+        // generator, as the checks' (an answer is taken for an awaited ID, errors unsigned).
+        let id = STUNTransactionID.random()
         if sendCheck(on: probes.pair, transactionID: id, useCandidate: false, remote: remoteParameters) {
             probes.fates.recordSent(id, at: now)
         }
         probes.remaining -= 1
         probes.next += probes.interval
         if probes.next <= now { probes.next = now + probes.interval }
+        lossProbes = probes
     }
 
     /// Media left the probes' pair (another was selected, or it was lost): probing stops.
