@@ -7,7 +7,7 @@ import Testing
 /// bucket's rate (time passed in, no clocks).
 @Suite struct CallRouterLimitTests {
     static func party(_ identity: String, session: String? = nil, account: String = "AC1") -> CallRouter.Party {
-        CallRouter.Party(sessionId: session ?? "SS-\(identity)", account: account, identity: identity, inbox: SessionInbox())
+        CallRouter.Party(sessionId: session ?? "SS-\(identity)", account: account, identity: identity, notices: SessionInbox())
     }
 
     /// Dials `identity` from `caller` at `now`, and hangs the call up at once so that its devices

@@ -1,6 +1,7 @@
 import NIOCore
 import PreflightCore
 import PreflightEdge
+import Synchronization
 import Testing
 
 /// The test applications on the media service, without sockets (times passed in).
@@ -71,6 +72,35 @@ import Testing
             _ = service.handle(Self.rtp(sequence: UInt16(sequence)), from: Self.client, at: Double(sequence) * 0.02)
         }
         #expect(service.statistics(localUfrag: "edge")?.recordedFrames == kept)
+    }
+
+    /// A record-playback session tells its owner when its first packet came and when its
+    /// recording is full, each once, outside the service's lock: what the owner waits for
+    /// instead of asking every 20 ms.
+    @Test func aRecordingTellsItsOwnerWhenItStartsAndWhenItIsFull() throws {
+        let service = MediaService()
+        let told = Mutex<[MediaService.RecordingProgress]>([])
+        service.addSession(
+            MediaServiceTests.credentials, application: .recordPlayback, recordingFrames: 100,
+            onRecording: { progress in
+                // Called outside the lock: the service can be asked from here.
+                _ = service.statistics(localUfrag: "edge")
+                told.withLock { $0.append(progress) }
+            })
+        _ = service.handle(try MediaServiceTests.check().1, from: Self.client, at: 0)
+        for sequence in 1...150 {
+            _ = service.handle(Self.rtp(sequence: UInt16(sequence)), from: Self.client, at: Double(sequence) * 0.02)
+            // A duplicate records nothing and tells nothing.
+            _ = service.handle(Self.rtp(sequence: UInt16(sequence)), from: Self.client, at: Double(sequence) * 0.02)
+        }
+        #expect(told.withLock { $0 } == [.started, .full])
+        #expect(service.statistics(localUfrag: "edge")?.recordedFrames == 100)
+
+        // An echo session is told nothing, whatever it is given.
+        let echo = MediaService()
+        echo.addSession(MediaServiceTests.credentials, application: .echo, onRecording: { _ in Issue.record("an echo session records nothing") })
+        _ = echo.handle(try MediaServiceTests.check().1, from: Self.client, at: 0)
+        _ = echo.handle(Self.rtp(sequence: 1), from: Self.client, at: 0.02)
     }
 
     @Test func senderReportIsAnsweredWithAReportBlock() throws {

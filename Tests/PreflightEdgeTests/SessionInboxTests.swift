@@ -14,7 +14,7 @@ import Testing
     static func name(_ event: SignalingSession.Event?) -> String {
         switch event {
         case .malformed(let error): error.message
-        case .timeout(let number): "timeout \(number)"
+        case .timer(let generation): "timer \(generation)"
         default: "other"
         }
     }
@@ -32,11 +32,11 @@ import Testing
     @Test func aClientEventBeyondTheBufferWaitsUntilTheLoopTakesOne() async {
         let (inbox, late) = await Self.fullWithALateReader()
         // The edge's own events never wait: this one goes ahead of the held client event.
-        inbox.post(.timeout(phaseNumber: 7))
+        inbox.post(.timer(generation: 7))
         var events = inbox.events.makeAsyncIterator()
         var taken: [String] = []
         for _ in 0...SignalingSession.inboundBuffer { taken.append(Self.name(await events.next())) }
-        #expect(taken == (0..<SignalingSession.inboundBuffer).map { "c\($0)" } + ["timeout 7"])
+        #expect(taken == (0..<SignalingSession.inboundBuffer).map { "c\($0)" } + ["timer 7"])
         inbox.took(Self.client("c0"))
         #expect(await late.value)
         #expect(Self.name(await events.next()) == "late")

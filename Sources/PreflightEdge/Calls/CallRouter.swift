@@ -32,7 +32,8 @@ final class CallRouter: Sendable {
         let sessionId: String
         let account: String
         let identity: String
-        let inbox: SessionInbox
+        /// Where its notices go (its session's queue).
+        let notices: any SessionNoticeSink
     }
 
     private struct Call {
@@ -134,7 +135,7 @@ final class CallRouter: Sendable {
                 callSid: callSid, from: "client:\(caller.identity)", to: to, params: params, codec: format.name)
             for device in free {
                 state.offers[device.sessionId, default: []].insert(callSid)
-                device.inbox.post(.call(.incoming(incoming)))
+                device.notices.deliver(.incoming(incoming))
             }
         }
     }
@@ -157,7 +158,7 @@ final class CallRouter: Sendable {
             state.offers[party.sessionId]?.remove(callSid)
             state.busy[party.sessionId] = callSid
             state.calls[callSid] = call
-            call.caller.inbox.post(.call(.answered(callSid: callSid)))
+            call.caller.notices.deliver(.answered(callSid: callSid))
             return true
         }
     }
@@ -170,7 +171,7 @@ final class CallRouter: Sendable {
             state.calls[callSid] = call
             guard call.ringing.isEmpty else { return }
             Self.end(callSid, in: &state)
-            call.caller.inbox.post(.call(.ended(callSid: callSid, reason: "the callee rejected the call", code: .callRejected)))
+            call.caller.notices.deliver(.ended(callSid: callSid, reason: "the callee rejected the call", code: .callRejected))
         }
     }
 
@@ -193,9 +194,9 @@ final class CallRouter: Sendable {
             guard var call = state.calls[callSid] else { return [] }
             if call.caller.sessionId == sessionId {
                 Self.cancel(&call, in: &state, reason: "the caller hung up", code: nil)
-                call.callee?.inbox.post(.call(.ended(callSid: callSid, reason: reason, code: code)))
+                call.callee?.notices.deliver(.ended(callSid: callSid, reason: reason, code: code))
             } else if call.callee?.sessionId == sessionId {
-                call.caller.inbox.post(.call(.ended(callSid: callSid, reason: reason, code: code)))
+                call.caller.notices.deliver(.ended(callSid: callSid, reason: reason, code: code))
             } else {
                 return []
             }
@@ -211,9 +212,9 @@ final class CallRouter: Sendable {
         state.withLock { state in
             guard let call = state.calls[message.callSid], let callee = call.callee else { return false }
             if call.caller.sessionId == sessionId {
-                callee.inbox.post(.call(.message(message)))
+                callee.notices.deliver(.message(message))
             } else if callee.sessionId == sessionId {
-                call.caller.inbox.post(.call(.message(message)))
+                call.caller.notices.deliver(.message(message))
             } else {
                 return false
             }
@@ -247,8 +248,8 @@ final class CallRouter: Sendable {
                 state.calls[callSid] = call
                 if call.ringing.isEmpty {
                     Self.end(callSid, in: &state)
-                    call.caller.inbox.post(.call(.ended(
-                        callSid: callSid, reason: "no device of the callee is left to ring", code: .calleeUnavailable)))
+                    call.caller.notices.deliver(.ended(
+                        callSid: callSid, reason: "no device of the callee is left to ring", code: .calleeUnavailable))
                 }
             }
             return state.busy[party.sessionId]
@@ -263,7 +264,7 @@ final class CallRouter: Sendable {
         let cancel = SignalingMessage.Cancel(callSid: call.callSid, reason: reason, code: code?.rawValue)
         for device in call.ringing.values {
             state.offers[device.sessionId]?.remove(cancel.callSid)
-            device.inbox.post(.call(.cancelled(cancel)))
+            device.notices.deliver(.cancelled(cancel))
         }
         call.ringing.removeAll()
     }

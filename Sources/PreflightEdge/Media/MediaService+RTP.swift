@@ -41,30 +41,14 @@ extension MediaService {
             sequenceNumber: header.sequenceNumber,
             rtpTimestamp: sendTime.map { UInt32(truncatingIfNeeded: $0) } ?? header.timestamp,
             arrival: now, clockRate: sendTime == nil ? session.format.clockRate : MediaExtension.sendTimeClockRate)
-        if session.firstMediaTime == nil { session.firstMediaTime = now }
+        let isFirst = session.firstMediaTime == nil
+        if isFirst { session.firstMediaTime = now }
         switch session.application {
         case .recordPlayback:
-            let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
-            guard outcome != .duplicate, !session.recordingClosed, session.recording.count < session.recordingFrameLimit
-            else { return nil }
-            // One codec a recording: played back, a packet of another type would be noise.
-            guard header.payloadType == session.format.payloadType else {
-                counters.droppedWrongPayloadType += 1
-                return nil
-            }
-            // Bytes, not only frames: 250 frames of 2 KB each from every session would hold
-            // 500 KB a session; the budgets bound each recording and all of them together.
-            guard session.recordingBytes + payload.count <= configuration.maximumRecordingBytes,
-                recordingBytes + payload.count <= configuration.maximumTotalRecordingBytes
-            else {
-                counters.droppedOverRecordingBudget += 1
-                return nil
-            }
-            session.recording.append(payload)
-            session.recordingBytes += payload.count
-            recordingBytes += payload.count
-            counters.packetsRecorded += 1
-            return nil
+            let progress = record(bytes, header: header, outcome: outcome, session: &session, counters: &counters, recordingBytes: &recordingBytes)
+                .union(isFirst ? .started : [])
+            guard let onRecording = session.onRecording, !progress.isEmpty else { return nil }
+            return .notify(onRecording, progress)
         case nil:
             // A bridge leg: ``forward`` sends it on; nothing goes back to the source.
             return nil
@@ -124,5 +108,34 @@ extension MediaService {
             : .receiverReport(RTCPReceiverReport(ssrc: session.ssrc, reportBlocks: [block]))
         let compoundAnswer = RTCPCompoundPacket([answer, .sourceDescription(.cname("preflight-edge", ssrc: session.ssrc))])
         return try? compoundAnswer.encoded()
+    }
+
+    /// Records a record-playback session's RTP packet, within its frames and the recording
+    /// budgets. - Returns: `.full` when this packet filled the recording.
+    private func record(
+        _ bytes: UnsafeRawBufferPointer, header: RTPHeader, outcome: ReceiveStatistics.Outcome, session: inout Session,
+        counters: inout Counters, recordingBytes: inout Int
+    ) -> RecordingProgress {
+        guard outcome != .duplicate, !session.recordingClosed, session.recording.count < session.recordingFrameLimit
+        else { return [] }
+        // One codec a recording: played back, a packet of another type would be noise.
+        guard header.payloadType == session.format.payloadType else {
+            counters.droppedWrongPayloadType += 1
+            return []
+        }
+        let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
+        // Bytes, not only frames: 250 frames of 2 KB each from every session would hold
+        // 500 KB a session; the budgets bound each recording and all of them together.
+        guard session.recordingBytes + payload.count <= configuration.maximumRecordingBytes,
+            recordingBytes + payload.count <= configuration.maximumTotalRecordingBytes
+        else {
+            counters.droppedOverRecordingBudget += 1
+            return []
+        }
+        session.recording.append(payload)
+        session.recordingBytes += payload.count
+        recordingBytes += payload.count
+        counters.packetsRecorded += 1
+        return session.recording.count == session.recordingFrameLimit ? .full : []
     }
 }

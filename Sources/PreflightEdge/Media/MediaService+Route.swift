@@ -154,6 +154,9 @@ extension MediaService {
         switch outcome {
         case .drop:
             return nil
+        case .notify(let onRecording, let progress):
+            onRecording(progress)
+            return nil
         case .reply(let bytes):
             arena.writeBytes(bytes)
             return (bytes.count, .source)
@@ -241,6 +244,7 @@ extension MediaService {
             reply = .reply(protected)
             session.srtpOut = context
         }
+        if let reply, case .notify = reply { return reply }
         guard let reply, let size = reply.size else {
             return .drop
         }
@@ -263,6 +267,9 @@ extension MediaService {
         case echo(EchoPacket, payload: Range<Int>)
         case forward([UInt8], to: SocketAddress)
         case stun
+        /// Nothing goes back; the session's owner is told how its recording progressed (called
+        /// once the lock is released).
+        case notify(@Sendable (RecordingProgress) -> Void, RecordingProgress)
 
         /// The bytes of a reply to the source: written out for an echo (to be encrypted).
         func bytes(payloadFrom datagram: UnsafeRawBufferPointer) -> [UInt8]? {

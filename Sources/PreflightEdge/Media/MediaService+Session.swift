@@ -47,6 +47,8 @@ extension MediaService {
         var recordingClosed = false
         /// The frames this session may record (record-playback's interval).
         var recordingFrameLimit = 0
+        /// Told when the recording starts and when it is full (``MediaService/RecordingProgress``).
+        var onRecording: (@Sendable (RecordingProgress) -> Void)?
         /// A last-mile probe's state, for a probe session.
         var probe: ProbeSession?
 

@@ -14,4 +14,14 @@ extension MediaService {
         /// When the first RTP packet arrived, seconds on the service's clock; `nil` before.
         public var firstMediaTime: Double?
     }
+
+    /// What a record-playback session's recording did (``MediaService/addSession(_:application:recordingFrames:format:onRecording:)``).
+    public struct RecordingProgress: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// The session's first packet came: the recording's time runs from now.
+        public static let started = RecordingProgress(rawValue: 1)
+        /// The recording holds its frames: nothing more is recorded.
+        public static let full = RecordingProgress(rawValue: 2)
+    }
 }

@@ -58,9 +58,12 @@ public final class MediaService: Sendable {
     ///   default.
     /// - Parameter format: the call's codec (its payload type is the one recorded, its clock
     ///   stamps what the edge sends); PCMU by default.
+    /// - Parameter onRecording: for a record-playback session, told (outside the service's lock)
+    ///   when its first packet came and when its recording is full: the session's owner waits
+    ///   for these instead of asking.
     public func addSession(
         _ credentials: ICELiteCredentials, application: TestApplication = .echo, recordingFrames: Int? = nil,
-        format: AudioPayloadFormat = .pcmu
+        format: AudioPayloadFormat = .pcmu, onRecording: (@Sendable (RecordingProgress) -> Void)? = nil
     ) {
         let key = STUNIntegrityKey(Array(credentials.localPassword.utf8))
         var random = SystemRandomNumberGenerator()
@@ -68,6 +71,7 @@ public final class MediaService: Sendable {
             credentials: credentials, key: key, application: application, format: format, ssrc: random.next(),
             sequence: random.next())
         session.recordingFrameLimit = max(0, min(recordingFrames ?? configuration.maximumRecordingFrames, configuration.maximumRecordingFrames))
+        session.onRecording = application == .recordPlayback ? onRecording : nil
         state.withLock { $0.sessions[credentials.localUfrag] = session }
     }
 

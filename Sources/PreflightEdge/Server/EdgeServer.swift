@@ -48,7 +48,7 @@ public final class EdgeServer: Sendable {
     let httpLimiter: HTTPConnectionLimiter
     private let ready = Mutex<ReadyState>(.waiting([]))
     /// Sessions admitted after a valid `hello`, in all and per account and identity.
-    let admissions: Mutex<SessionAdmissions>
+    let admissions: SessionAdmissionGate
     /// Sessions whose connection was lost, waiting to be resumed on a new one.
     let resumptions = SessionResumptions()
     /// The registrar and the calls between clients.
@@ -73,7 +73,7 @@ public final class EdgeServer: Sendable {
     private let epoch = ContinuousClock.now
 
     /// Signaling sessions admitted now (a valid `hello` and not ended).
-    public var sessionCount: Int { admissions.withLock { $0.total } }
+    public var sessionCount: Int { admissions.total }
 
     private enum ReadyState {
         case waiting([CheckedContinuation<Addresses, any Error>])
@@ -114,9 +114,9 @@ public final class EdgeServer: Sendable {
         let callEvents = CallEventLog(limits: configuration.callLimits)
         self.callEvents = callEvents
         storeWriter = StoreWriter { callEvents.countNotStored($0.events.count, callSid: $0.callSid, account: $0.account) }
-        admissions = Mutex(SessionAdmissions(limits: .init(
+        admissions = SessionAdmissionGate(limits: .init(
             total: configuration.maximumSessions, perAccount: configuration.maximumSessionsPerAccount,
-            perIdentity: configuration.maximumSessionsPerIdentity)))
+            perIdentity: configuration.maximumSessionsPerIdentity))
         if let retention = configuration.reportRetention, !(.seconds(1)...Duration.seconds(100 * 366 * 86_400)).contains(retention) {
             throw PreflightError(code: .invalidArgument, message: "edge: the report retention must be 1 s to 100 years, got \(retention)")
         }

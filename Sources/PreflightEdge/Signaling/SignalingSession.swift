@@ -28,17 +28,12 @@ struct SignalingSession {
         /// The connection ended; `protocolError` when the client broke the WebSocket protocol
         /// (that session ends: it is not resumed).
         case closed(protocolError: Bool)
-        /// The timer of the phase with this number expired (``SessionLoop/phaseNumber``).
-        case timeout(phaseNumber: Int)
-        case applicationFinished(reason: String, code: PreflightError.Code?)
+        /// The session's timer number `generation` expired (``SessionLoop``).
+        case timer(generation: Int)
         /// Something the other party of a call did, or a call ringing here (``CallRouter``).
         case call(CallRouter.Notice)
-        /// The caller's ring timer for this call expired.
-        case ringTimeout(callSid: String)
-        /// An ended call's media session may go now.
-        case mediaLingered(ufrag: String)
-        /// A probe's uplink arrival records are due (every 100 ms).
-        case probeFlush(callSid: String)
+        /// Something the media service did for one of the session's media sessions.
+        case media(SessionMediaNotice)
         /// A new connection proved this session's resume token `token` while this one still
         /// holds it (``SessionResumptions``): the session parks at once for it (unless it parked
         /// and was resumed meanwhile: its token is then another).
@@ -48,43 +43,9 @@ struct SignalingSession {
         var isFromClient: Bool {
             switch self {
             case .message, .malformed, .closed: true
-            case .timeout, .applicationFinished, .call, .ringTimeout, .mediaLingered, .probeFlush, .takenOver: false
+            case .timer, .call, .media, .takenOver: false
             }
         }
-    }
-
-    enum Phase {
-        case awaitingHello
-        /// Signed in with these claims, in no call: may invite, register, accept.
-        case ready(AccessTokenClaims)
-        case inCall(ActiveCall)
-    }
-
-    /// The session's call.
-    struct ActiveCall {
-        let callSid: String
-        /// The media session's local ufrag, once it is open.
-        var ufrag: String?
-        /// The test application, or `nil` for a call between clients (``CallRouter``).
-        let application: TestApplication?
-        let role: CallRole
-        /// For a caller between clients: the callee answered.
-        var answered = false
-        /// The client's ICE ufrag and the codec chosen (for a caller's media opened late).
-        let remoteUfrag: String
-        let format: AudioPayloadFormat
-        /// The client's SRTP key, when it encrypts.
-        let srtp: SRTPKeyingMaterial?
-        let claims: AccessTokenClaims
-        /// A last-mile probe rather than a call (its application is the echo, for its pings).
-        var isProbe = false
-        /// A connectivity check's subscribe leg (``ufrag`` is then its publish leg).
-        var subscribeUfrag: String?
-    }
-
-    enum Disposition {
-        case proceed
-        case end
     }
 
     /// Client events the loop may be behind the reader; beyond them the reader waits for the
@@ -155,35 +116,30 @@ struct SignalingSession {
         }
     }
 
-    static func hex(_ random: inout SystemRandomNumberGenerator, bytes: Int) -> String {
-        (0..<bytes).map { _ in
+    /// Random hex of `bytes` bytes from the system's generator.
+    static func randomHex(bytes: Int) -> String {
+        var random = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in
             let byte = UInt8.random(in: 0...255, using: &random)
             return (byte < 16 ? "0" : "") + String(byte, radix: 16)
         }.joined()
     }
 
-}
-
-extension SignalingSession.Phase {
-    var callSid: String? {
-        if case .inCall(let call) = self { return call.callSid }
-        return nil
-    }
-
-    /// The claims of a signed-in session.
-    var claims: AccessTokenClaims? {
-        switch self {
-        case .awaitingHello: nil
-        case .ready(let claims): claims
-        case .inCall(let call): call.claims
-        }
-    }
-
-    var awaited: String {
-        switch self {
-        case .awaitingHello: "hello"
-        case .ready: "invite"
-        case .inCall: "hangup"
-        }
+    /// What the session's machine works with: this edge's router, media service, admissions,
+    /// call events and store, and the session's own queue for its notices.
+    func environment(notices: SessionInbox) -> SignalingSessionMachine.Environment {
+        let edge = edge
+        let mediaPort = mediaPort
+        let storeWriter = edge.storeWriter
+        return SignalingSessionMachine.Environment(
+            configuration: edge.configuration, calls: edge.calls, media: edge.media, admissions: edge.admissions,
+            callEvents: edge.callEvents, storeEvents: { storeWriter.enqueue($0) }, notices: notices,
+            hostCandidate: ICECandidate(
+                foundation: "1", priority: ICECandidate.priority(typePreference: 126, localPreference: 65535, component: 1),
+                address: edge.advertisedAddress, port: UInt16(clamping: edge.configuration.advertisedMediaPort ?? mediaPort), type: .host),
+            iceServers: { edge.iceServers(for: $0, mediaPort: mediaPort) },
+            randomHex: { Self.randomHex(bytes: $0) },
+            unixMilliseconds: { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) },
+            logger: logger)
     }
 }
