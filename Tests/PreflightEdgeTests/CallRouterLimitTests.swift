@@ -74,7 +74,7 @@ import Testing
         } catch {
             Issue.record("the first call must ring: \(error)")
         }
-        #expect(router.accept(callSid: "CA1", by: bob))
+        #expect(router.accept(callSid: "CA1", by: bob) == .won)
         #expect(Self.dial(router, from: Self.party("dave"), to: "bob", at: 0) == .calleeBusy)
         router.hangUp(callSid: "CA1", by: carol.sessionId, reason: "test", code: nil)
         // The busy one took none: one ring is left at the same instant.

@@ -25,6 +25,18 @@ final class CallRouter: Sendable {
         case ended(callSid: String, reason: String, code: PreflightError.Code?)
         /// The other party sent a user-defined message.
         case message(SignalingMessage.Message)
+        /// The caller's edge decided this session's pending `accept` of a call from another edge.
+        case acceptDecided(callSid: String, won: Bool)
+    }
+
+    /// What became of a device's `accept`.
+    enum AcceptOutcome: Sendable, Equatable {
+        /// The device has the call.
+        case won
+        /// The call no longer rings there (cancelled, answered elsewhere).
+        case lost
+        /// The call is another edge's: that edge decides (``Notice/acceptDecided(callSid:won:)``).
+        case pending
     }
 
     /// A session that takes part in calls.
@@ -36,7 +48,7 @@ final class CallRouter: Sendable {
         let notices: any SessionNoticeSink
     }
 
-    private struct Call {
+    struct Call {
         let callSid: String
         let caller: Party
         /// The codec both legs carry: the caller's, chosen from its invite.
@@ -44,9 +56,14 @@ final class CallRouter: Sendable {
         var ringing: [String: Party]
         var callee: Party?
         var ufrags: [String: String] = [:]
+        /// Devices here whose `accept` of a call from another edge waits for that edge's decision.
+        var pendingAccepts: [String: Party] = [:]
+
+        /// A call placed on another edge, ringing here: that edge decides who gets it.
+        var isFromAnotherEdge: Bool { caller.notices is RemoteEdgeParty }
     }
 
-    private struct State {
+    struct State {
         /// account + identity → session id → the registered session.
         var registrations: [String: [String: Party]] = [:]
         var calls: [String: Call] = [:]
@@ -63,11 +80,14 @@ final class CallRouter: Sendable {
     /// Calls that may ring on one registered session at once; a further call finds it busy.
     static let maximumOffersPerSession = 4
 
-    private let state: Mutex<State>
-    private let media: MediaService
+    let state: Mutex<State>
+    let media: MediaService
+    /// The other edges sharing this edge's database, when there are any.
+    let cluster: EdgeCluster?
 
-    init(media: MediaService, limits: CallLimits = CallLimits()) {
+    init(media: MediaService, limits: CallLimits = CallLimits(), cluster: EdgeCluster? = nil) {
         self.media = media
+        self.cluster = cluster
         state = Mutex(State(
             callers: SourceRateLimiter(rate: limits.callerInviteRate, burst: limits.callerInviteBurst, capacity: limits.trackedInviteParties),
             callees: SourceRateLimiter(rate: limits.calleeRingRate, burst: limits.calleeRingBurst, capacity: limits.trackedInviteParties)))
@@ -76,7 +96,7 @@ final class CallRouter: Sendable {
     /// Calls ringing or bridged now.
     var callCount: Int { state.withLock { $0.calls.count } }
 
-    private static func key(_ account: String, _ identity: String) -> String { account + "\u{0}" + identity }
+    static func key(_ account: String, _ identity: String) -> String { account + "\u{0}" + identity }
 
     /// A rate for a message: whole numbers without a fraction (`1`, not `1.0`).
     private static func figure(_ value: Double) -> String {
@@ -88,9 +108,10 @@ final class CallRouter: Sendable {
     /// Rings `party` for calls to its identity from now on.
     func register(_ party: Party) {
         state.withLock { $0.registrations[Self.key(party.account, party.identity), default: [:]][party.sessionId] = party }
+        cluster?.announceRegistered(party)
     }
 
-    /// Whether any device of the identity is registered.
+    /// Whether any device of the identity is registered here.
     func isRegistered(account: String, identity: String) -> Bool {
         state.withLock { !($0.registrations[Self.key(account, identity)]?.isEmpty ?? true) }
     }
@@ -114,12 +135,23 @@ final class CallRouter: Sendable {
                     message: "call: this identity invites more often than \(Self.figure(state.callers.rate)) a second (bursts of \(Self.figure(state.callers.burst))); nothing rang")
             }
             let devices = state.registrations[Self.key(caller.account, identity)]?.values.filter { $0.sessionId != caller.sessionId } ?? []
-            guard !devices.isEmpty else {
+            // Each other edge with devices of the identity rings as one device: it rings its own
+            // and answers for them (busy ones included: it declines then).
+            let edges = (cluster?.edges(registering: caller.account, identity: identity) ?? []).compactMap { edge in
+                cluster.map { cluster in
+                    Party(
+                        sessionId: RemoteEdgeParty.groupSession(edge), account: caller.account, identity: identity,
+                        notices: RemoteEdgeParty(
+                            edge: edge, session: RemoteEdgeParty.groupSession(edge), cluster: cluster,
+                            invite: .init(callerSession: caller.sessionId, account: caller.account, identity: identity)))
+                }
+            }
+            guard !devices.isEmpty || !edges.isEmpty else {
                 throw PreflightError(code: .calleeUnavailable, message: "call: \(UntrustedText.quoted(to)) has no registered device")
             }
             let free = devices.filter {
                 state.busy[$0.sessionId] == nil && (state.offers[$0.sessionId]?.count ?? 0) < Self.maximumOffersPerSession
-            }
+            } + edges
             guard !free.isEmpty else {
                 throw PreflightError(code: .calleeBusy, message: "call: every device of \(UntrustedText.quoted(to)) is busy")
             }
@@ -145,13 +177,19 @@ final class CallRouter: Sendable {
         state.withLock { $0.calls[callSid]?.format }
     }
 
-    /// The callee's `accept` on `party`: the first one wins the call.
-    /// - Returns: `false` when the call no longer rings there (cancelled, answered elsewhere).
-    func accept(callSid: String, by party: Party) -> Bool {
+    /// The callee's `accept` on `party`: the first one wins the call. A call placed on another
+    /// edge is that edge's to decide: the accept goes there, and the device waits.
+    func accept(callSid: String, by party: Party) -> AcceptOutcome {
         state.withLock { state in
             guard var call = state.calls[callSid], call.callee == nil, call.ringing[party.sessionId] != nil,
-                state.busy[party.sessionId] == nil
-            else { return false }
+                state.busy[party.sessionId] == nil, call.pendingAccepts[party.sessionId] == nil
+            else { return .lost }
+            if let caller = call.caller.notices as? RemoteEdgeParty {
+                call.pendingAccepts[party.sessionId] = party
+                state.calls[callSid] = call
+                caller.cluster.send(caller.cluster.message(.accept, to: caller.edge, callSid: callSid, session: party.sessionId))
+                return .pending
+            }
             call.callee = party
             call.ringing.removeValue(forKey: party.sessionId)
             Self.cancel(&call, in: &state, reason: "answered elsewhere", code: nil)
@@ -159,7 +197,7 @@ final class CallRouter: Sendable {
             state.busy[party.sessionId] = callSid
             state.calls[callSid] = call
             call.caller.notices.deliver(.answered(callSid: callSid))
-            return true
+            return .won
         }
     }
 
@@ -168,6 +206,7 @@ final class CallRouter: Sendable {
         state.withLock { state in
             state.offers[sessionId]?.remove(callSid)
             guard var call = state.calls[callSid], call.callee == nil, call.ringing.removeValue(forKey: sessionId) != nil else { return }
+            call.pendingAccepts.removeValue(forKey: sessionId)
             state.calls[callSid] = call
             guard call.ringing.isEmpty else { return }
             Self.end(callSid, in: &state)
@@ -237,6 +276,8 @@ final class CallRouter: Sendable {
     /// A session ended: it is unregistered, stops ringing, and a call it was a party of ends for
     /// the other party with 31005 (the call's media was lost with it).
     func sessionEnded(_ party: Party) {
+        let wasRegistered = state.withLock { $0.registrations[Self.key(party.account, party.identity)]?[party.sessionId] != nil }
+        if wasRegistered { cluster?.announceUnregistered(party) }
         let active = state.withLock { state -> String? in
             state.registrations[Self.key(party.account, party.identity)]?.removeValue(forKey: party.sessionId)
             if state.registrations[Self.key(party.account, party.identity)]?.isEmpty == true {
@@ -245,6 +286,7 @@ final class CallRouter: Sendable {
             for callSid in state.offers.removeValue(forKey: party.sessionId) ?? [] {
                 guard var call = state.calls[callSid], call.callee == nil else { continue }
                 call.ringing.removeValue(forKey: party.sessionId)
+                call.pendingAccepts.removeValue(forKey: party.sessionId)
                 state.calls[callSid] = call
                 if call.ringing.isEmpty {
                     Self.end(callSid, in: &state)
@@ -260,17 +302,18 @@ final class CallRouter: Sendable {
     }
 
     /// Tells every device still ringing for `call` that it stopped.
-    private static func cancel(_ call: inout Call, in state: inout State, reason: String, code: PreflightError.Code?) {
+    static func cancel(_ call: inout Call, in state: inout State, reason: String, code: PreflightError.Code?) {
         let cancel = SignalingMessage.Cancel(callSid: call.callSid, reason: reason, code: code?.rawValue)
         for device in call.ringing.values {
             state.offers[device.sessionId]?.remove(cancel.callSid)
             device.notices.deliver(.cancelled(cancel))
         }
         call.ringing.removeAll()
+        call.pendingAccepts.removeAll()
     }
 
     /// Forgets a call and frees its parties.
-    private static func end(_ callSid: String, in state: inout State) {
+    static func end(_ callSid: String, in state: inout State) {
         guard let call = state.calls.removeValue(forKey: callSid) else { return }
         state.busy.removeValue(forKey: call.caller.sessionId)
         if let callee = call.callee { state.busy.removeValue(forKey: callee.sessionId) }

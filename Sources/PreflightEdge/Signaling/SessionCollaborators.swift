@@ -29,7 +29,7 @@ protocol CallRouting: Sendable {
         format: AudioPayloadFormat, at now: Double
     ) throws(PreflightError)
     func format(of callSid: String) -> AudioPayloadFormat?
-    func accept(callSid: String, by party: CallRouter.Party) -> Bool
+    func accept(callSid: String, by party: CallRouter.Party) -> CallRouter.AcceptOutcome
     func reject(callSid: String, by sessionId: String)
     func ringTimedOut(callSid: String) -> Bool
     func hangUp(callSid: String, by sessionId: String, reason: String, code: PreflightError.Code?)

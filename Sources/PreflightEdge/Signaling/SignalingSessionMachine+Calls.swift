@@ -201,18 +201,51 @@ extension SignalingSessionMachine {
             outputs.append(.send(.hangup(.init(callSid: accept.callSid, reason: error.message, code: error.code.rawValue))))
             return
         }
-        guard offered.remove(accept.callSid) != nil, case .ready(let claims) = phase, let party,
-            environment.calls.accept(callSid: accept.callSid, by: party)
-        else {
+        let outcome: CallRouter.AcceptOutcome =
+            if offered.remove(accept.callSid) != nil, case .ready = phase, pendingAccept == nil, let party {
+                environment.calls.accept(callSid: accept.callSid, by: party)
+            } else {
+                .lost
+            }
+        let pending = PendingAccept(
+            callSid: accept.callSid, remoteUfrag: accept.ice.ufrag, srtp: srtp, format: format, until: now + Self.acceptDecisionWait)
+        switch outcome {
+        case .won:
+            takeCall(pending, now: now)
+        case .pending:
+            // The call is another edge's: the device answers once that edge decides.
+            pendingAccept = pending
+        case .lost:
             environment.calls.reject(callSid: accept.callSid, by: sessionId)
-            outputs.append(.send(.hangup(.init(
-                callSid: accept.callSid, reason: "the call no longer rings here", code: PreflightError.Code.generalCallError.rawValue))))
-            return
+            lostCall(accept.callSid, reason: "the call no longer rings here")
         }
+    }
+
+    /// An `accept` that another edge decides.
+    struct PendingAccept {
+        let callSid: String
+        let remoteUfrag: String
+        let srtp: SRTPKeyingMaterial?
+        let format: AudioPayloadFormat
+        /// Past this, the device gives up: the call ends for it (31005).
+        let until: Double
+    }
+
+    /// How long a device waits for another edge's decision on its accept, seconds.
+    static let acceptDecisionWait = 5.0
+
+    /// A device that accepted too late, or lost the race: a hangup with 31000; the session goes on.
+    mutating func lostCall(_ callSid: String, reason: String, code: PreflightError.Code = .generalCallError) {
+        outputs.append(.send(.hangup(.init(callSid: callSid, reason: reason, code: code.rawValue))))
+    }
+
+    /// The callee got the call: its leg opens and it gets its answer.
+    mutating func takeCall(_ accept: PendingAccept, now: Double) {
+        guard case .ready(let claims) = phase else { return }
         openLog(callSid: accept.callSid, claims: claims, role: .callee)
         let leg: (ufrag: String, ice: ICEParameters, srtp: SignalingMessage.SRTPKey?)
         do throws(PreflightError) {
-            leg = try openLeg(remoteUfrag: accept.ice.ufrag, srtp: srtp, format: format)
+            leg = try openLeg(remoteUfrag: accept.remoteUfrag, srtp: accept.srtp, format: accept.format)
         } catch {
             environment.calls.hangUp(
                 callSid: accept.callSid, by: sessionId, reason: "the callee's media could not open", code: .connectionError)
@@ -220,11 +253,12 @@ extension SignalingSessionMachine {
             return end()
         }
         outputs.append(.send(.answer(.init(
-            callSid: accept.callSid, ice: leg.ice, codec: format.name, payloadType: format.payloadType, application: "dial", srtp: leg.srtp))))
+            callSid: accept.callSid, ice: leg.ice, codec: accept.format.name, payloadType: accept.format.payloadType, application: "dial",
+            srtp: leg.srtp))))
         environment.calls.attachMedia(callSid: accept.callSid, sessionId: sessionId, ufrag: leg.ufrag)
         enter(.inCall(.init(
             callSid: accept.callSid, ufrag: leg.ufrag, application: nil, role: .callee, answered: true,
-            remoteUfrag: accept.ice.ufrag, format: format, srtp: srtp, claims: claims)), now: now)
+            remoteUfrag: accept.remoteUfrag, format: accept.format, srtp: accept.srtp, claims: claims)), now: now)
         logger.info("call answered", metadata: ["callSid": "\(accept.callSid)"])
     }
 
@@ -240,6 +274,14 @@ extension SignalingSessionMachine {
             outputs.append(.send(.incoming(incoming)))
         case .cancelled(let cancel):
             if offered.remove(cancel.callSid) != nil { outputs.append(.send(.cancel(cancel))) }
+            if pendingAccept?.callSid == cancel.callSid {
+                pendingAccept = nil
+                lostCall(cancel.callSid, reason: cancel.reason ?? "the call no longer rings here")
+            }
+        case .acceptDecided(let callSid, let won):
+            guard let pending = pendingAccept, pending.callSid == callSid else { return }
+            pendingAccept = nil
+            if won { takeCall(pending, now: now) } else { lostCall(callSid, reason: "answered elsewhere") }
         case .answered(let callSid):
             guard case .inCall(var call) = phase, call.callSid == callSid, call.role == .caller, !call.answered else { return }
             call.answered = true

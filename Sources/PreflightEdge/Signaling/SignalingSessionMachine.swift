@@ -127,6 +127,8 @@ struct SignalingSessionMachine {
     var registered = false
     /// Calls ringing here now (at most ``CallRouter/maximumOffersPerSession``).
     var offered: Set<String> = []
+    /// An `accept` waiting for another edge's decision.
+    var pendingAccept: PendingAccept?
     /// Media sessions of calls that ended here and when each may go.
     var lingering: [String: Double] = [:]
     /// When the session's last call messages went out (at most ``CallMessage/maximumPerWindow``).
@@ -158,7 +160,7 @@ struct SignalingSessionMachine {
     /// When ``poll(now:)`` has something to do; `nil` when nothing waits on time.
     var nextDeadline: Double? {
         guard !isEnded, !isParked else { return nil }
-        var deadlines = [phaseDeadline, lingering.values.min()]
+        var deadlines = [phaseDeadline, lingering.values.min(), pendingAccept?.until]
         if case .inCall(let call) = phase {
             deadlines += [call.answered ? nil : call.ringDeadline, call.probeFlushAt, call.recording?.deadline]
         }
@@ -211,6 +213,11 @@ struct SignalingSessionMachine {
         for (ufrag, until) in lingering where until <= now {
             lingering.removeValue(forKey: ufrag)
             environment.media.removeSession(localUfrag: ufrag)
+        }
+        if let pending = pendingAccept, pending.until <= now {
+            pendingAccept = nil
+            environment.calls.reject(callSid: pending.callSid, by: sessionId)
+            lostCall(pending.callSid, reason: "the caller's edge did not answer", code: .connectionError)
         }
         if case .inCall(var call) = phase {
             if !call.answered, let ring = call.ringDeadline, ring <= now {

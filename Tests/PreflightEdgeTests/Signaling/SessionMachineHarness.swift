@@ -20,20 +20,47 @@ final class SessionMachineHarness: Sendable {
     let media: MediaService
     let admissions: SessionAdmissionGate
     let callEvents: CallEventLog
-    private let counter = Mutex(0)
+    /// One count for every harness: ids never repeat across the edges of a test.
+    private static let counter = Mutex(0)
     private let batches = Mutex<[StoreWriter.Batch]>([])
 
-    init(maximumSessions: Int = 1000, resumeWindow: Duration = .seconds(10)) {
+    /// The edge's view of the others, when it is one of several (``clustered(_:)``).
+    let cluster: EdgeCluster?
+
+    init(maximumSessions: Int = 1000, resumeWindow: Duration = .seconds(10), edgeName: String = "edge-a", clustered: Bool = false) {
         var configuration = EdgeConfiguration(
-            edgeName: "edge-a", apiKeys: [:], accounts: [:],
+            edgeName: edgeName, apiKeys: [:], accounts: [:],
             applications: [Self.echoApplication: .echo, Self.recordApplication: .recordPlayback],
             maximumSessions: maximumSessions, sessionResumeWindow: resumeWindow)
         configuration.dialApplications = [Self.dialApplication: DialConfiguration(ringTimeout: .seconds(Self.ringTimeout))]
         self.configuration = configuration
         media = MediaService(configuration: configuration.media)
-        router = CallRouter(media: media, limits: configuration.callLimits)
+        cluster = clustered ? EdgeCluster(edgeName: edgeName) : nil
+        router = CallRouter(media: media, limits: configuration.callLimits, cluster: cluster)
         admissions = SessionAdmissionGate(limits: .init(total: maximumSessions))
         callEvents = CallEventLog(limits: configuration.callLimits)
+    }
+
+    /// Edges named `names` that share a database.
+    static func clustered(_ names: String...) -> [SessionMachineHarness] {
+        names.map { SessionMachineHarness(edgeName: $0, clustered: true) }
+    }
+
+    /// Carries every message the edges queued for each other, as JSON text (the bus's), until
+    /// none is left. - Returns: the messages carried.
+    @discardableResult
+    static func pump(_ edges: [SessionMachineHarness], now: Int64? = nil) throws -> [ClusterMessage] {
+        var carried: [ClusterMessage] = []
+        while true {
+            let messages = edges.flatMap { $0.cluster?.takeOutgoing() ?? [] }
+            if messages.isEmpty { return carried }
+            for message in messages {
+                let received = try ClusterMessage(jsonText: message.jsonText())
+                #expect(received == message)
+                carried.append(received)
+                for edge in edges { edge.cluster?.receive(received, router: edge.router, now: now ?? EdgeCluster.unixMilliseconds()) }
+            }
+        }
     }
 
     /// Call events handed to the store so far.
@@ -47,8 +74,8 @@ final class SessionMachineHarness: Sendable {
             storeEvents: { [self] batch in self.batches.withLock { $0.append(batch) } }, notices: notices,
             hostCandidate: ICECandidate(foundation: "1", priority: 1, address: "198.18.0.1", port: 3478, type: .host),
             iceServers: { _ in [] },
-            randomHex: { [self] bytes in
-                let next = self.counter.withLock { value in
+            randomHex: { bytes in
+                let next = Self.counter.withLock { value in
                     value += 1
                     return value
                 }
