@@ -105,6 +105,15 @@ extension ServeCommand {
                 throw ValidationError(error.message)
             }
         }
+        if routeAcrossEdges {
+            guard case .postgres = configuration.store else {
+                throw ValidationError("--route-across-edges needs a PostgreSQL --database the edges share")
+            }
+            guard edgeName ?? environment["PREFLIGHT_EDGE_NAME"] != nil else {
+                throw ValidationError("--route-across-edges needs an --edge-name of this edge's own")
+            }
+            configuration.routesAcrossEdges = true
+        }
         configuration.reportRetention = .seconds(
             try NumberSetting.retentionDays.value(option: retentionDays, environment: environment) * 86_400)
         configuration.memoryStoreLimit = try NumberSetting.memoryStoreMiB.value(option: memoryStoreMiB, environment: environment) << 20

@@ -155,6 +155,11 @@ public struct ServeCommand: AsyncParsableCommand {
     @Option(
         help: "Where reports and call events are stored: sqlite::memory: (default), sqlite:PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by many edges (default: PREFLIGHT_DATABASE).")
     public var database: String?
+    /// Whether calls cross to the other edges sharing the PostgreSQL database.
+    @Flag(
+        name: .customLong("route-across-edges"),
+        help: "Calls between clients reach devices registered on the other edges that share --database (PostgreSQL; each edge with its own --edge-name).")
+    public var routeAcrossEdges = false
     /// How long reports are kept.
     @Option(
         name: .customLong("retention-days"),

@@ -27,9 +27,10 @@ final class EdgeCluster: Sendable {
         var expired = 0
     }
 
-    /// Registrations of other edges: account + identity → session → edge.
+    /// Registrations of other edges: account + identity → session → its edge and when it was
+    /// announced (0: loaded from the table).
     private struct Directory {
-        var entries: [String: [String: String]] = [:]
+        var entries: [String: [String: (edge: String, announced: Int64)]] = [:]
         var count = 0
     }
 
@@ -129,10 +130,10 @@ final class EdgeCluster: Sendable {
             case .registered:
                 guard directory.entries[key]?[session] == nil else { return }
                 guard directory.count < Self.maximumRemoteRegistrations else { return }
-                directory.entries[key, default: [:]][session] = message.from
+                directory.entries[key, default: [:]][session] = (message.from, Self.unixMilliseconds())
                 directory.count += 1
             case .unregistered:
-                guard directory.entries[key]?[session] == message.from else { return }
+                guard directory.entries[key]?[session]?.edge == message.from else { return }
                 directory.entries[key]?.removeValue(forKey: session)
                 if directory.entries[key]?.isEmpty == true { directory.entries.removeValue(forKey: key) }
                 directory.count -= 1
@@ -143,21 +144,32 @@ final class EdgeCluster: Sendable {
     }
 
     /// Replaces the replica with the registrations table's rows of the other edges (a reload:
-    /// announcements lost meanwhile, registrations of edges that died and expired).
-    func replaceRegistrations(_ rows: [(session: String, account: String, identity: String, edge: String)]) {
-        var entries: [String: [String: String]] = [:]
-        var count = 0
-        for row in rows where row.edge != edgeName && count < Self.maximumRemoteRegistrations {
-            entries[CallRouter.key(row.account, row.identity), default: [:]][row.session] = row.edge
-            count += 1
+    /// announcements lost meanwhile, registrations of edges that died and expired). What was
+    /// announced since `since` (milliseconds since the Unix epoch, when the rows were read) is
+    /// kept: the rows may predate it.
+    func replaceRegistrations(_ rows: [(session: String, account: String, identity: String, edge: String)], announcedSince since: Int64) {
+        directory.withLock { directory in
+            var fresh = Directory()
+            for (key, sessions) in directory.entries {
+                for (session, entry) in sessions where entry.announced >= since {
+                    fresh.entries[key, default: [:]][session] = entry
+                    fresh.count += 1
+                }
+            }
+            for row in rows where row.edge != edgeName && fresh.count < Self.maximumRemoteRegistrations {
+                let key = CallRouter.key(row.account, row.identity)
+                guard fresh.entries[key]?[row.session] == nil else { continue }
+                fresh.entries[key, default: [:]][row.session] = (row.edge, 0)
+                fresh.count += 1
+            }
+            directory = fresh
         }
-        directory.withLock { $0 = Directory(entries: entries, count: count) }
     }
 
     /// The other edges where `identity` of `account` has registered devices, by name.
     func edges(registering account: String, identity: String) -> [String] {
         directory.withLock { directory in
-            Array(Set(directory.entries[CallRouter.key(account, identity)]?.values.map { $0 } ?? [])).sorted()
+            Array(Set(directory.entries[CallRouter.key(account, identity)]?.values.map(\.edge) ?? [])).sorted()
         }
     }
 

@@ -35,6 +35,10 @@ public struct EdgeConfiguration: Sendable {
     /// Where reports and call Insights events are stored (`--database`); SQLite in memory by
     /// default (lost when the edge stops).
     public var store: StoreLocation = .sqliteInMemory
+    /// Whether calls between clients cross to the other edges that share ``store`` (PostgreSQL
+    /// only): registrations and call signaling go through the database (docs/protocol.md,
+    /// "Between edges"); each edge needs its own ``edgeName``.
+    public var routesAcrossEdges = false
     /// How long reports and call events are kept (`--retention-days`); 30 days by default, so an
     /// edge whose operator set nothing still keeps its store bounded (with ``storeQuota``); `nil`
     /// keeps them until deleted by hand. The edge sweeps once at start and then every hour, and

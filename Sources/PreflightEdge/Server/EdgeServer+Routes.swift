@@ -75,8 +75,15 @@ extension EdgeServer {
         let counters = media.counters
         let http = httpLimiter.counters
         let events = storeWriter.droppedEvents
+        let cluster = cluster.map { cluster in
+            let counts = cluster.counts
+            return """
+                "cluster":{"remoteRegistrations":\(cluster.remoteRegistrationCount),"sent":\(counts.sent),"dropped":\(counts.dropped),\
+                "received":\(counts.received),"refused":\(counts.refused),"expired":\(counts.expired)},
+                """
+        }
         return """
-            {"status":"ok","edge":"\(Self.escaped(configuration.edgeName))","sessions":\(sessionCount),\
+            {"status":"ok","edge":"\(Self.escaped(configuration.edgeName))","sessions":\(sessionCount),\(cluster ?? "")\
             "mediaSessions":\(media.sessionCount),"packetsEchoed":\(counters.packetsEchoed),\
             "droppedMalformed":\(counters.droppedMalformed),"droppedUnverified":\(counters.droppedUnverified),\
             "droppedRateLimited":\(counters.droppedRateLimited),"droppedOverBudget":\(counters.droppedOverBudget),\

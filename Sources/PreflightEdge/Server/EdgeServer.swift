@@ -53,6 +53,9 @@ public final class EdgeServer: Sendable {
     let resumptions = SessionResumptions()
     /// The registrar and the calls between clients.
     let calls: CallRouter
+    /// The other edges sharing the store, and the bus to them (``EdgeConfiguration/routesAcrossEdges``).
+    let cluster: EdgeCluster?
+    let clusterBus: PostgresClusterBus?
     /// The Insights events of recent calls: who may post to which call, and how many they did.
     let callEvents: CallEventLog
     /// Reports and call events (``EdgeConfiguration/store``).
@@ -110,7 +113,21 @@ public final class EdgeServer: Sendable {
             ipv6PrefixLength: limits.ipv6PrefixLength)
         tlsContext = try configuration.tls?.makeContext()
         media = MediaService(configuration: configuration.media)
-        calls = CallRouter(media: media, limits: configuration.callLimits)
+        if configuration.routesAcrossEdges {
+            guard case .postgres(let location) = configuration.store else {
+                throw PreflightError(
+                    code: .invalidArgument, message: "edge: routing calls across edges needs a PostgreSQL store the edges share")
+            }
+            let cluster = EdgeCluster(edgeName: configuration.edgeName)
+            let calls = CallRouter(media: media, limits: configuration.callLimits, cluster: cluster)
+            self.cluster = cluster
+            self.calls = calls
+            clusterBus = PostgresClusterBus(location: location, cluster: cluster, router: calls, logger: logger)
+        } else {
+            cluster = nil
+            clusterBus = nil
+            calls = CallRouter(media: media, limits: configuration.callLimits)
+        }
         let callEvents = CallEventLog(limits: configuration.callLimits)
         self.callEvents = callEvents
         storeWriter = StoreWriter { callEvents.countNotStored($0.events.count, callSid: $0.callSid, account: $0.account) }
@@ -196,6 +213,7 @@ public final class EdgeServer: Sendable {
             try await withThrowingTaskGroup(of: Void.self) { users in
                 users.addTask { await self.storeWriter.run(store: self.store, logger: self.logger) }
                 users.addTask { await self.housekeeping() }
+                if let clusterBus { users.addTask { try await clusterBus.run() } }
                 defer { users.cancelAll() }
                 try await serve(gracefulShutdownSignals: gracefulShutdownSignals)
             }

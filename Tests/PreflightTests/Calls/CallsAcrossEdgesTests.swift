@@ -1,0 +1,79 @@
+import Foundation
+import Preflight
+import PreflightCore
+import PreflightEdge
+import PreflightNIO
+import PreflightTesting
+import Testing
+
+/// Two `preflight serve` processes sharing a PostgreSQL database with `--route-across-edges`:
+/// SDK clients registered on one edge are called from the other.
+@Suite(.realTime, .enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
+struct CallsAcrossEdgesTests {
+    /// Runs `body` with two edges named europe and america on a new database.
+    static func withEdges(_ body: @Sendable (EdgeProcess, EdgeProcess) async throws -> Void) async throws {
+        let database = try await PostgresTestDatabase.create()
+        try await withBlockingCleanup({ database.drop() }) {
+            func start(_ name: String) async throws -> EdgeProcess {
+                try await EdgeProcess.start(
+                    executable: CallHarness.executable,
+                    arguments: ["--log-level", "error", "--database", database.url, "--edge-name", name, "--route-across-edges"])
+            }
+            let europe = try await start("europe")
+            defer { europe.kill() }
+            let america = try await start("america")
+            defer { america.kill() }
+            try await body(europe, america)
+        }
+    }
+
+    /// `GET /status` of `edge`, parsed.
+    static func status(_ edge: EdgeProcess) async throws -> [String: Any] {
+        let basic = Data("\(LocalEdge.apiKeySID):\(edge.secret)".utf8).base64EncodedString()
+        let reply = try await EdgeHTTPClient.send(
+            edge: edge.signalingURL, method: "GET", path: "/status", authorization: "Basic \(basic)", timeout: .seconds(10),
+            maximumLength: 1 << 20, failure: .malformed)
+        return (try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]) ?? [:]
+    }
+
+    /// Waits (at most 30 s) until `edge` knows `count` registrations of the other edges.
+    static func waitForRegistrations(_ count: Int, on edge: EdgeProcess) async throws -> Bool {
+        for _ in 0..<300 {
+            let cluster = try await status(edge)["cluster"] as? [String: Any]
+            if (cluster?["remoteRegistrations"] as? Int) == count { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test func aCallerOnOneEdgeRingsAndReachesACalleeOnTheOther() async throws {
+        try await Self.withEdges { europe, america in
+            let bob = try await Voice.register(options: RegistrationOptions(
+                accessToken: try await america.callToken(identity: "bob"), edgeURL: america.signalingURL))
+            let invites = bob.events()
+            #expect(try await Self.waitForRegistrations(1, on: europe))
+
+            let alice = CallHarness(edge: europe)
+            let caller = try await alice.connect(to: "client:bob")
+            let invite = try #require(await next(invites)?.invite)
+            #expect(invite.from == "client:alice")
+            #expect(invite.callSid == caller.sid)
+            let callee = invite.accept()
+            #expect(await caller.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+
+            // alice hangs up on her edge; bob's call ends on his.
+            caller.disconnect()
+            #expect(await callee.wait(for: .disconnected))
+            await bob.unregister()
+            #expect(try await Self.waitForRegistrations(0, on: europe))
+        }
+    }
+
+    @Test func aCallToAnIdentityRegisteredNowhereFailsWith31480() async throws {
+        try await Self.withEdges { europe, _ in
+            let caller = try await CallHarness(edge: europe).connect(to: "client:nobody")
+            #expect(await caller.endingError()?.code == .calleeUnavailable)
+        }
+    }
+}
