@@ -113,6 +113,12 @@ extension ServeCommand {
                 throw ValidationError("--route-across-edges needs an --edge-name of this edge's own")
             }
             configuration.routesAcrossEdges = true
+            if let trunkAddress {
+                guard let address = ClusterTrunkAddress.parse(trunkAddress) else {
+                    throw ValidationError("--trunk-address must be IP:PORT or [IPv6]:PORT, got \(UntrustedText.quoted(trunkAddress))")
+                }
+                configuration.trunkAddress = address
+            }
         }
         configuration.reportRetention = .seconds(
             try NumberSetting.retentionDays.value(option: retentionDays, environment: environment) * 86_400)

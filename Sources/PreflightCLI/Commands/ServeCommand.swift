@@ -160,6 +160,11 @@ public struct ServeCommand: AsyncParsableCommand {
         name: .customLong("route-across-edges"),
         help: "Calls between clients reach devices registered on the other edges that share --database (PostgreSQL; each edge with its own --edge-name).")
     public var routeAcrossEdges = false
+    /// Where the other edges send this edge's calls' media.
+    @Option(
+        name: .customLong("trunk-address"),
+        help: "IP:PORT the other edges send this edge's calls' media to (with --route-across-edges; default: the advertised address and media port).")
+    public var trunkAddress: String?
     /// How long reports are kept.
     @Option(
         name: .customLong("retention-days"),

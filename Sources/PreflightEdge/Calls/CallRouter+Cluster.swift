@@ -1,3 +1,4 @@
+import NIOCore
 import PreflightCore
 import Synchronization
 
@@ -14,6 +15,8 @@ final class RemoteEdgeParty: SessionNoticeSink {
         let callerSession: String
         let account: String
         let identity: String
+        /// The call's trunk: the caller's edge's address, keys and SSRCs.
+        let trunk: ClusterMessage.TrunkOffer?
     }
 
     let edge: String
@@ -40,6 +43,7 @@ final class RemoteEdgeParty: SessionNoticeSink {
             message.account = invite.account
             message.identity = invite.identity
             message.incoming = incoming
+            message.trunk = invite.trunk
             cluster.send(message)
         case .cancelled(let cancel):
             var message = cluster.message(.cancel, to: edge, callSid: cancel.callSid)
@@ -64,7 +68,73 @@ final class RemoteEdgeParty: SessionNoticeSink {
     func deliver(_ notice: SessionMediaNotice) {}
 }
 
+/// A call's trunk as its router plans it: the keys and SSRCs of both directions, the other
+/// edge's address once known, the local party's leg once open; the trunk leg opens when all are
+/// there (``CallRouter/openTrunk(callSid:)``).
+struct TrunkPlan: Sendable {
+    static let legPrefix = "trunk-"
+
+    let legUfrag: String
+    let send: SRTPKeyingMaterial
+    let receive: SRTPKeyingMaterial
+    let sendSSRC: UInt32
+    let receiveSSRC: UInt32
+    var peer: SocketAddress?
+    var localUfrag: String?
+    var isOpen = false
+
+    /// The caller's edge's plan: new keys and SSRCs for the call.
+    static func caller(callSid: String) -> TrunkPlan {
+        var random = SystemRandomNumberGenerator()
+        let sendSSRC = random.next() as UInt32
+        var receiveSSRC = random.next() as UInt32
+        while receiveSSRC == sendSSRC { receiveSSRC = random.next() }
+        return TrunkPlan(
+            legUfrag: legPrefix + callSid, send: .random(), receive: .random(), sendSSRC: sendSSRC, receiveSSRC: receiveSSRC)
+    }
+
+    /// The offer of an invite: this edge's address, both keys and SSRCs.
+    func offer(address: String) -> ClusterMessage.TrunkOffer {
+        ClusterMessage.TrunkOffer(
+            address: address, callerKey: .init(send), calleeKey: .init(receive), callerSSRC: sendSSRC, calleeSSRC: receiveSSRC)
+    }
+
+    /// The callee's edge's plan, from an invite's offer: the caller's key is what it receives.
+    static func callee(callSid: String, offer: ClusterMessage.TrunkOffer) -> TrunkPlan? {
+        guard let peer = offer.socketAddress(), let callerKey = try? offer.callerKey?.material(),
+            let calleeKey = try? offer.calleeKey?.material(), let callerSSRC = offer.callerSSRC, let calleeSSRC = offer.calleeSSRC
+        else { return nil }
+        return TrunkPlan(
+            legUfrag: legPrefix + callSid, send: calleeKey, receive: callerKey, sendSSRC: calleeSSRC, receiveSSRC: callerSSRC, peer: peer)
+    }
+}
+
 extension CallRouter {
+    /// Opens a call's trunk leg and links it to the local party's leg, once the other edge's
+    /// address and the local leg are both known.
+    func openTrunk(callSid: String) {
+        let ready = state.withLock { state -> (TrunkPlan, AudioPayloadFormat)? in
+            guard var call = state.calls[callSid], var plan = call.trunk, !plan.isOpen, plan.peer != nil, plan.localUfrag != nil,
+                call.callee != nil
+            else { return nil }
+            plan.isOpen = true
+            call.trunk = plan
+            state.calls[callSid] = call
+            return (plan, call.format)
+        }
+        guard let (plan, format) = ready, let peer = plan.peer, let local = plan.localUfrag else { return }
+        do throws(PreflightError) {
+            try media.addTrunkLeg(
+                plan.legUfrag, peer: peer, srtp: (receive: plan.receive, send: plan.send), sendSSRC: plan.sendSSRC,
+                receiveSSRC: plan.receiveSSRC, format: format)
+            media.link(local, plan.legUfrag)
+        } catch {
+            hangUp(
+                callSid: callSid, by: state.withLock { $0.calls[callSid]?.callee?.sessionId } ?? "", reason: "the call's trunk could not open",
+                code: .connectionError)
+        }
+    }
+
     /// A message from another edge about a call (registrations are the cluster's).
     func receive(_ message: ClusterMessage) {
         guard let cluster, let callSid = message.callSid else { return }
@@ -72,7 +142,8 @@ extension CallRouter {
         case .invite:
             ringFromAnotherEdge(message, cluster: cluster)
         case .accept:
-            decideAccept(callSid: callSid, from: message.from, session: message.session ?? "", cluster: cluster)
+            decideAccept(
+                callSid: callSid, from: message.from, session: message.session ?? "", peer: message.trunk?.socketAddress(), cluster: cluster)
         case .accepted:
             applyDecision(callSid: callSid, session: message.session ?? "", won: message.won == true, from: message.from, cluster: cluster)
         case .cancel:
@@ -105,6 +176,7 @@ extension CallRouter {
         guard let incoming = message.incoming, let callerSession = message.session, let account = message.account,
             let identity = message.identity, let format = incoming.codec.flatMap({ AudioPayloadFormat.firstKnown(of: [$0]) })
         else { return }
+        guard let offer = message.trunk, let plan = TrunkPlan.callee(callSid: incoming.callSid, offer: offer) else { return }
         let caller = Party(
             sessionId: callerSession, account: account, identity: String(incoming.from.dropFirst("client:".count)),
             notices: RemoteEdgeParty(edge: message.from, session: callerSession, cluster: cluster))
@@ -118,7 +190,7 @@ extension CallRouter {
             guard !free.isEmpty else { return .calleeBusy }
             state.calls[incoming.callSid] = Call(
                 callSid: incoming.callSid, caller: caller, format: format,
-                ringing: Dictionary(uniqueKeysWithValues: free.map { ($0.sessionId, $0) }))
+                ringing: Dictionary(uniqueKeysWithValues: free.map { ($0.sessionId, $0) }), trunk: plan)
             for device in free {
                 state.offers[device.sessionId, default: []].insert(incoming.callSid)
                 device.notices.deliver(.incoming(incoming))
@@ -135,11 +207,12 @@ extension CallRouter {
 
     /// On the caller's edge: a device of another edge accepted. The first accept wins; the
     /// other devices, here and on other edges, are cancelled.
-    private func decideAccept(callSid: String, from edge: String, session: String, cluster: EdgeCluster) {
+    private func decideAccept(callSid: String, from edge: String, session: String, peer: SocketAddress?, cluster: EdgeCluster) {
         let won = state.withLock { state -> Bool in
-            guard var call = state.calls[callSid], call.callee == nil, !call.isFromAnotherEdge,
+            guard var call = state.calls[callSid], call.callee == nil, !call.isFromAnotherEdge, let peer,
                 call.ringing.removeValue(forKey: RemoteEdgeParty.groupSession(edge)) != nil
             else { return false }
+            call.trunk?.peer = peer
             call.callee = Party(
                 sessionId: session, account: call.caller.account, identity: "",
                 notices: RemoteEdgeParty(edge: edge, session: session, cluster: cluster))
@@ -151,6 +224,7 @@ extension CallRouter {
         var decision = cluster.message(.accepted, to: edge, callSid: callSid, session: session)
         decision.won = won
         cluster.send(decision)
+        if won { openTrunk(callSid: callSid) }
     }
 
     /// On a callee's edge: the caller's edge decided a device's accept.

@@ -1,3 +1,4 @@
+import NIOCore
 import PreflightCore
 import Synchronization
 
@@ -58,6 +59,8 @@ final class CallRouter: Sendable {
         var ufrags: [String: String] = [:]
         /// Devices here whose `accept` of a call from another edge waits for that edge's decision.
         var pendingAccepts: [String: Party] = [:]
+        /// The call's trunk to the other party's edge, when it is on another edge.
+        var trunk: TrunkPlan?
 
         /// A call placed on another edge, ringing here: that edge decides who gets it.
         var isFromAnotherEdge: Bool { caller.notices is RemoteEdgeParty }
@@ -137,13 +140,16 @@ final class CallRouter: Sendable {
             let devices = state.registrations[Self.key(caller.account, identity)]?.values.filter { $0.sessionId != caller.sessionId } ?? []
             // Each other edge with devices of the identity rings as one device: it rings its own
             // and answers for them (busy ones included: it declines then).
-            let edges = (cluster?.edges(registering: caller.account, identity: identity) ?? []).compactMap { edge in
+            let remote = cluster?.edges(registering: caller.account, identity: identity) ?? []
+            let trunk = remote.isEmpty ? nil : TrunkPlan.caller(callSid: callSid)
+            let offer = trunk.flatMap { plan in cluster?.trunkAddress.flatMap(ClusterMessage.TrunkOffer.text).map { plan.offer(address: $0) } }
+            let edges = remote.compactMap { edge in
                 cluster.map { cluster in
                     Party(
                         sessionId: RemoteEdgeParty.groupSession(edge), account: caller.account, identity: identity,
                         notices: RemoteEdgeParty(
                             edge: edge, session: RemoteEdgeParty.groupSession(edge), cluster: cluster,
-                            invite: .init(callerSession: caller.sessionId, account: caller.account, identity: identity)))
+                            invite: .init(callerSession: caller.sessionId, account: caller.account, identity: identity, trunk: offer)))
                 }
             }
             guard !devices.isEmpty || !edges.isEmpty else {
@@ -161,7 +167,8 @@ final class CallRouter: Sendable {
                     message: "call: \(UntrustedText.quoted(to)) is rung more often than \(Self.figure(state.callees.rate)) a second (bursts of \(Self.figure(state.callees.burst))); nothing rang")
             }
             state.calls[callSid] = Call(
-                callSid: callSid, caller: caller, format: format, ringing: Dictionary(uniqueKeysWithValues: free.map { ($0.sessionId, $0) }))
+                callSid: callSid, caller: caller, format: format, ringing: Dictionary(uniqueKeysWithValues: free.map { ($0.sessionId, $0) }),
+                trunk: trunk)
             state.busy[caller.sessionId] = callSid
             let incoming = SignalingMessage.Incoming(
                 callSid: callSid, from: "client:\(caller.identity)", to: to, params: params, codec: format.name)
@@ -187,7 +194,9 @@ final class CallRouter: Sendable {
             if let caller = call.caller.notices as? RemoteEdgeParty {
                 call.pendingAccepts[party.sessionId] = party
                 state.calls[callSid] = call
-                caller.cluster.send(caller.cluster.message(.accept, to: caller.edge, callSid: callSid, session: party.sessionId))
+                var message = caller.cluster.message(.accept, to: caller.edge, callSid: callSid, session: party.sessionId)
+                message.trunk = caller.cluster.trunkAddress.flatMap(ClusterMessage.TrunkOffer.text).map { ClusterMessage.TrunkOffer(address: $0) }
+                caller.cluster.send(message)
                 return .pending
             }
             call.callee = party
@@ -240,9 +249,11 @@ final class CallRouter: Sendable {
                 return []
             }
             Self.end(callSid, in: &state)
-            return Array(call.ufrags.values)
+            return Array(call.ufrags.values) + (call.trunk?.isOpen == true ? [call.trunk?.legUfrag ?? ""] : [])
         }
         if ufrags.count == 2 { media.unlink(ufrags[0], ufrags[1]) }
+        // A trunk leg goes with its call (the local party's leg lingers with its session).
+        for ufrag in ufrags where ufrag.hasPrefix(TrunkPlan.legPrefix) { media.removeSession(localUfrag: ufrag) }
     }
 
     /// Hands a user-defined message to the other party of a connected call.
@@ -267,10 +278,12 @@ final class CallRouter: Sendable {
             guard var call = state.calls[callSid], call.caller.sessionId == sessionId || call.callee?.sessionId == sessionId
             else { return nil }
             call.ufrags[sessionId] = ufrag
+            call.trunk?.localUfrag = ufrag
             state.calls[callSid] = call
             return call.ufrags.count == 2 ? Array(call.ufrags.values) : nil
         }
         if let pair { media.link(pair[0], pair[1]) }
+        openTrunk(callSid: callSid)
     }
 
     /// A session ended: it is unregistered, stops ringing, and a call it was a party of ends for

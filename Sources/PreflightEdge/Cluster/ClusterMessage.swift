@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PreflightCore
 
 /// What one edge tells another about calls and registrations (docs/protocol.md, "Between
@@ -48,6 +49,29 @@ struct ClusterMessage: Codable, Sendable, Hashable {
     var reason: String?
     var code: Int?
     var userMessage: SignalingMessage.Message?
+    /// The sender's side of the call's trunk (``TrunkOffer``): in an invite (with the call's
+    /// keys and SSRCs) and an accept (the accepting edge's address).
+    var trunk: TrunkOffer?
+
+    /// A call's trunk between two edges (``MediaService/addTrunkLeg``).
+    struct TrunkOffer: Codable, Sendable, Hashable {
+        /// The sender's media address, `IP:port` (`[IPv6]:port`).
+        var address: String
+        /// The caller's edge's key and SSRC (what it sends), and the callee's edge's: invite only.
+        var callerKey: SignalingMessage.SRTPKey?
+        var calleeKey: SignalingMessage.SRTPKey?
+        var callerSSRC: UInt32?
+        var calleeSSRC: UInt32?
+
+        /// The address, parsed: an IP address and a port, never a name to look up.
+        func socketAddress() -> SocketAddress? { ClusterTrunkAddress.parse(address) }
+
+        /// `address` as a trunk offer's text.
+        static func text(_ address: SocketAddress) -> String? {
+            guard let ip = address.ipAddress, let port = address.port else { return nil }
+            return address.protocol == .inet6 ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        }
+    }
 
     /// How long a message of each kind stays worth acting on, milliseconds: a ring or a
     /// decision older than a few seconds is better lost (the caller's ring timeout and the
@@ -127,8 +151,12 @@ struct ClusterMessage: Codable, Sendable, Hashable {
                 incoming.params.allSatisfy({ $0.key.utf8.count <= Self.maximumFieldLength && $0.value.utf8.count <= Self.maximumReasonLength }),
                 let codec = incoming.codec, AudioPayloadFormat.firstKnown(of: [codec]) != nil
             else { throw invalid("callSid/session/account/identity/incoming") }
+            guard let trunk, trunk.socketAddress() != nil, (try? trunk.callerKey?.material()) != nil,
+                (try? trunk.calleeKey?.material()) != nil, let caller = trunk.callerSSRC, let callee = trunk.calleeSSRC, caller != callee
+            else { throw invalid("trunk") }
         case .accept, .accepted:
             guard name(callSid), name(session), kind == .accept || won != nil, to != nil else { throw invalid("callSid/session/won") }
+            guard kind == .accepted || trunk?.socketAddress() != nil else { throw invalid("trunk") }
         case .declined, .cancel, .hangup:
             guard name(callSid), to != nil else { throw invalid("callSid") }
         case .message:
@@ -137,5 +165,22 @@ struct ClusterMessage: Codable, Sendable, Hashable {
                 userMessage.message.content.utf8.count <= CallMessage.maximumContentLength
             else { throw invalid("userMessage") }
         }
+    }
+}
+
+/// An edge's trunk address as text: `IP:PORT`, `[IPv6]:PORT`.
+public enum ClusterTrunkAddress {
+    /// The address, parsed: an IP address and a port from 1 to 65535, never a name to look up.
+    public static func parse(_ text: String) -> SocketAddress? {
+        guard text.utf8.count <= 64, let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65_535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        } else if host.contains(":") {
+            return nil
+        }
+        return try? SocketAddress(ipAddress: host, port: port)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PreflightCore
 import Synchronization
 
@@ -39,6 +40,16 @@ final class EdgeCluster: Sendable {
     static let maximumQueuedMessages = 4096
     /// Registrations of other edges this edge remembers at most.
     static let maximumRemoteRegistrations = 100_000
+
+    /// This edge's media address as the other edges reach it (``ClusterMessage/TrunkOffer``),
+    /// once the media socket is bound.
+    private let trunk = Mutex<SocketAddress?>(nil)
+
+    /// This edge's media address for trunks.
+    var trunkAddress: SocketAddress? {
+        get { trunk.withLock { $0 } }
+        set { trunk.withLock { $0 = newValue } }
+    }
 
     init(edgeName: String) {
         self.edgeName = edgeName

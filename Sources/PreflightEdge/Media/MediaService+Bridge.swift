@@ -36,41 +36,64 @@ extension MediaService {
             state.counters.telephoneEventsReceived += 1
         }
         state.sessions[ufrag] = session
-        guard let partner = session.partner, var other = state.sessions[partner.ufrag], let address = other.peer,
-            var verified = state[verified: address], verified.ufrag == partner.ufrag
-        else {
+        guard let partner = session.partner, var other = state.sessions[partner.ufrag] else {
             state.counters.droppedUnbridged += 1
             return .drop
         }
-        let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
-        let stream = (sequence: other.sequence, packets: other.packetsSent, octets: other.octetsSent)
-        let outgoing = other.srtpOut
-        guard var encoded = other.originate(
-            payload, payloadType: header.payloadType, marker: header.marker, at: now,
-            timestamp: header.timestamp &+ partner.timestampOffset,
-            headerExtension: MediaExtension.edgeExtension(sendMicroseconds: Self.microseconds(now)))
-        else {
+        if other.trunk != nil {
+            // The other party is on another edge: the call's trunk leg carries it there.
+            if other.trunk?.isVerified == false {
+                let hello = trunkHello(leg: &other, size: bytes.count, state: &state, at: now)
+                state.sessions[partner.ufrag] = other
+                return hello
+            }
+            guard case (let packet, var leg)? = encode(bytes, header: header, for: other, partner: partner, at: now),
+                leg.trunk?.budget.spend(bytes: packet.count) == true, let peer = leg.trunk?.peer
+            else {
+                state.counters.droppedOverBudget += 1
+                return .drop
+            }
+            state.sessions[partner.ufrag] = leg
+            state.counters.trunkPacketsSent += 1
+            return .forward(packet, to: peer)
+        }
+        guard let address = other.peer, var verified = state[verified: address], verified.ufrag == partner.ufrag else {
+            state.counters.droppedUnbridged += 1
+            return .drop
+        }
+        guard let (packet, leg) = encode(bytes, header: header, for: other, partner: partner, at: now) else {
             state.counters.droppedMalformed += 1
             return .drop
         }
-        if var context = other.srtpOut {
-            guard let protected = try? context.protectRTP(encoded) else {
-                state.counters.droppedMalformed += 1
-                return .drop
-            }
-            encoded = protected
-            other.srtpOut = context
-        }
-        guard verified.budget.spend(bytes: encoded.count) else {
-            (other.sequence, other.packetsSent, other.octetsSent) = stream
-            other.srtpOut = outgoing
-            state.sessions[partner.ufrag] = other
+        guard verified.budget.spend(bytes: packet.count) else {
             state.counters.droppedOverBudget += 1
             return .drop
         }
-        state.sessions[partner.ufrag] = other
+        state.sessions[partner.ufrag] = leg
         state[verified: address] = verified
         state.counters.packetsBridged += 1
-        return .forward(encoded, to: address)
+        return .forward(packet, to: address)
+    }
+
+    /// The packet `other` sends for a bridged packet: the other leg's own stream (its SSRC, its
+    /// next sequence number, the timestamp moved by the leg's offset), encrypted when the leg
+    /// is, and the leg as it is once the packet is sent (kept only when it is).
+    private func encode(
+        _ bytes: UnsafeRawBufferPointer, header: RTPHeader, for other: Session, partner: (ufrag: String, timestampOffset: UInt32),
+        at now: Double
+    ) -> (packet: [UInt8], leg: Session)? {
+        var leg = other
+        let payload = Array(UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]))
+        guard var encoded = leg.originate(
+            payload, payloadType: header.payloadType, marker: header.marker, at: now,
+            timestamp: header.timestamp &+ partner.timestampOffset,
+            headerExtension: MediaExtension.edgeExtension(sendMicroseconds: Self.microseconds(now)))
+        else { return nil }
+        if var context = leg.srtpOut {
+            guard let protected = try? context.protectRTP(encoded) else { return nil }
+            encoded = protected
+            leg.srtpOut = context
+        }
+        return (encoded, leg)
     }
 }

@@ -23,6 +23,13 @@ extension MediaService {
         public var telephoneEventsReceived = 0
         /// RTP packets forwarded from one leg of a bridged call to the other.
         public var packetsBridged = 0
+        /// RTP packets sent to, and received from, other edges on calls' trunk legs.
+        public var trunkPacketsSent = 0
+        public var trunkPacketsReceived = 0
+        /// Trunk hellos sent (while the other edge has not answered for a call), and RTCP a trunk
+        /// leg received (hellos, reports).
+        public var trunkHellosSent = 0
+        public var trunkControlReceived = 0
         /// RTP packets of a bridge leg whose other leg is not connected yet (ringing, or it
         /// has not nominated a pair): dropped.
         public var droppedUnbridged = 0

@@ -103,6 +103,12 @@ extension MediaService {
                     state.counters.droppedRateLimited += 1
                     return .drop
                 }
+            } else if let routes = state.trunkRoutes[source.key] {
+                // Another edge's trunk: each call's datagrams are paid by that call's budget.
+                return trunkInbound(datagram, kind: kind, routes: routes, state: &state, at: now) ?? {
+                    state.counters.droppedUnverified += 1
+                    return .drop
+                }()
             } else if !state.limiter.allow(source.key, at: now) {
                 state.counters.droppedRateLimited += 1
                 return .drop

@@ -51,6 +51,8 @@ extension MediaService {
         var onRecording: (@Sendable (RecordingProgress) -> Void)?
         /// A last-mile probe's state, for a probe session.
         var probe: ProbeSession?
+        /// A trunk leg's link to the other edge of its call (``MediaService/addTrunkLeg``).
+        var trunk: TrunkLink?
 
         init(
             credentials: ICELiteCredentials, key: STUNIntegrityKey, application: TestApplication?, format: AudioPayloadFormat,
@@ -119,6 +121,8 @@ extension MediaService {
         var recordingBytes = 0
         var counters = Counters()
         var outlet: MediaOutlet?
+        /// Other edges' media addresses → the SSRC of a call's media from there → its trunk leg.
+        var trunkRoutes: [SourceKey: [UInt32: String]] = [:]
     }
 }
 

@@ -139,6 +139,10 @@ public final class MediaService: Sendable {
         state.withLock { state in
             if let session = state.sessions.removeValue(forKey: localUfrag) {
                 state.recordingBytes -= session.recordingBytes
+                if let trunk = session.trunk {
+                    state.trunkRoutes[trunk.peerKey]?.removeValue(forKey: trunk.receiveSSRC)
+                    if state.trunkRoutes[trunk.peerKey]?.isEmpty == true { state.trunkRoutes.removeValue(forKey: trunk.peerKey) }
+                }
             }
             state.verified.removeAll { $0.ufrag == localUfrag }
         }

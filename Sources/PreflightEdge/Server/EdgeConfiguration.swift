@@ -1,4 +1,5 @@
 import CoreMetrics
+import NIOCore
 import PreflightCore
 import Prometheus
 
@@ -39,6 +40,10 @@ public struct EdgeConfiguration: Sendable {
     /// only): registrations and call signaling go through the database (docs/protocol.md,
     /// "Between edges"); each edge needs its own ``edgeName``.
     public var routesAcrossEdges = false
+    /// Where the other edges send this edge's calls' media (``routesAcrossEdges``): an IP
+    /// address and port of the media socket they reach (`--trunk-address`); by default the
+    /// advertised address and media port.
+    public var trunkAddress: SocketAddress?
     /// How long reports and call events are kept (`--retention-days`); 30 days by default, so an
     /// edge whose operator set nothing still keeps its store bounded (with ``storeQuota``); `nil`
     /// keeps them until deleted by hand. The edge sweeps once at start and then every hour, and

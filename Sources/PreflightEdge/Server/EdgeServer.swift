@@ -241,6 +241,13 @@ public final class EdgeServer: Sendable {
     }
 
     private func serve(mediaAddress: SocketAddress, gracefulShutdownSignals: [UnixSignal]) async throws {
+        if let cluster {
+            // The other edges send this edge's calls' media here: the trunk address set, else
+            // the address and port the edge advertises to clients.
+            cluster.trunkAddress =
+                configuration.trunkAddress
+                ?? (try? SocketAddress(ipAddress: advertisedAddress, port: configuration.advertisedMediaPort ?? mediaAddress.port ?? 0))
+        }
         let webSocketResponder = makeWebSocketRouter(mediaPort: mediaAddress.port ?? 0).buildResponder()
         let (limits, limiter, tls) = (configuration.httpLimits, httpLimiter, tlsContext)
         let scheme = tls == nil ? "ws" : "wss"

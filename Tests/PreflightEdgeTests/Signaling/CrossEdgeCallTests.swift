@@ -58,6 +58,8 @@ import Testing
         alice.deliverNotices(now: 2)
         #expect(bob.lastAnswer?.callSid == callSid)
         #expect(alice.lastAnswer?.callSid == callSid)
+        // Each edge links its party's leg to the call's trunk leg toward the other edge.
+        #expect(edges.map(\.media.trunkLegCount) == [1, 1])
 
         // A message each way, then bob hangs up: alice hears it on her edge.
         let hello = SignalingMessage.Message(callSid: callSid, id: "m1", message: .init(content: "hi"))
@@ -71,6 +73,7 @@ import Testing
         #expect(alice.lastHangup?.callSid == callSid)
         #expect(alice.lastHangup?.reason == "bye")
         #expect(edges.allSatisfy { $0.router.callCount == 0 })
+        #expect(edges.map(\.media.trunkLegCount) == [0, 0])
     }
 
     @Test func theFirstAcceptWinsAcrossEdgesAndEveryOtherDeviceStopsRinging() throws {

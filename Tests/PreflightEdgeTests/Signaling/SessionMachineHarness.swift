@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import PreflightCore
 import Synchronization
 import Testing
@@ -43,7 +44,11 @@ final class SessionMachineHarness: Sendable {
 
     /// Edges named `names` that share a database.
     static func clustered(_ names: String...) -> [SessionMachineHarness] {
-        names.map { SessionMachineHarness(edgeName: $0, clustered: true) }
+        names.enumerated().map { index, name in
+            let edge = SessionMachineHarness(edgeName: name, clustered: true)
+            edge.cluster?.trunkAddress = try? SocketAddress(ipAddress: "198.18.\(index).1", port: 3478)
+            return edge
+        }
     }
 
     /// Carries every message the edges queued for each other, as JSON text (the bus's), until

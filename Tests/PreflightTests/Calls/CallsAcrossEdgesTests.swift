@@ -61,6 +61,16 @@ struct CallsAcrossEdgesTests {
             let callee = invite.accept()
             #expect(await caller.wait(for: .connected))
             #expect(await callee.wait(for: .connected))
+            // Each party's audio reaches the other through both edges and the call's trunk.
+            #expect(await caller.sample { $0.packetsReceived >= 25 } != nil)
+            #expect(await callee.sample { $0.packetsReceived >= 25 } != nil)
+            for edge in [europe, america] {
+                let counters = try await Self.status(edge)
+                #expect((counters["mediaSessions"] as? Int) == 2, "the party's leg and the call's trunk leg")
+                let cluster = counters["cluster"] as? [String: Any]
+                #expect(((cluster?["trunkPacketsSent"] as? Int) ?? 0) >= 25)
+                #expect(((cluster?["trunkPacketsReceived"] as? Int) ?? 0) >= 25)
+            }
 
             // alice hangs up on her edge; bob's call ends on his.
             caller.disconnect()

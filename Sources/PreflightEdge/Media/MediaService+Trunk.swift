@@ -1,0 +1,130 @@
+import NIOCore
+import PreflightCore
+import Synchronization
+
+/// The inter-edge trunk: a call whose parties are on two edges is two bridge legs here, the
+/// local party's and a trunk leg whose peer is the other edge's media address. The trunk leg's
+/// media is SRTP with the call's own keys (made by the caller's edge, carried in the invite)
+/// and the call's own SSRCs, so that one address carries many calls and each datagram finds its
+/// call by SSRC and proves it with its key.
+///
+/// The send-budget rule holds per call: the edge sends the peer edge, for a call, no more than
+/// the peer sent it for that call (``SendBudget``). Until the peer's first authenticated packet
+/// of the call has come, the trunk leg sends only hellos (an empty SRTCP receiver report),
+/// each in place of a packet of the local party's media, at most one every 100 ms and
+/// ``TrunkLink/maximumUnansweredHellos`` in all.
+extension MediaService {
+    /// A trunk leg's link to its peer edge.
+    struct TrunkLink {
+        let peer: SocketAddress
+        let peerKey: SourceKey
+        /// The SSRC of what the peer edge sends for this call.
+        let receiveSSRC: UInt32
+        var budget = SendBudget()
+        /// The peer's first authenticated packet of this call came.
+        var isVerified = false
+        var hellosSent = 0
+        var lastHello: Double = -1
+
+        /// Hellos sent before the peer answered, at most.
+        static let maximumUnansweredHellos = 50
+        /// Hellos at most this often, seconds.
+        static let helloInterval = 0.1
+    }
+
+    /// Opens the trunk leg `ufrag` of a call to `peer` (the other edge's media address): its
+    /// media is protected with `srtp.send` under `sendSSRC`, the peer's with `srtp.receive`
+    /// under `receiveSSRC`. ``link(_:_:)`` joins it to the local party's leg.
+    /// - Throws: 70002 for keying material that cannot make a context or an SSRC another trunk
+    ///   leg from `peer` already uses.
+    public func addTrunkLeg(
+        _ ufrag: String, peer: SocketAddress, srtp: (receive: SRTPKeyingMaterial, send: SRTPKeyingMaterial), sendSSRC: UInt32,
+        receiveSSRC: UInt32, format: AudioPayloadFormat
+    ) throws(PreflightError) {
+        guard let peerKey = SourceKey(peer) else {
+            throw PreflightError(code: .malformed, message: "trunk: the peer's address is not an IP address")
+        }
+        let credentials = ICELiteCredentials(localUfrag: ufrag, localPassword: "", remoteUfrag: "")
+        var random = SystemRandomNumberGenerator()
+        var session = Session(
+            credentials: credentials, key: STUNIntegrityKey([]), application: nil, format: format, ssrc: sendSSRC, sequence: random.next())
+        session.srtpIn = try SRTPContext(keyingMaterial: srtp.receive)
+        session.srtpOut = try SRTPContext(keyingMaterial: srtp.send)
+        session.trunk = TrunkLink(peer: peer, peerKey: peerKey, receiveSSRC: receiveSSRC)
+        session.peer = peer
+        try state.withLock { state throws(PreflightError) in
+            guard state.trunkRoutes[peerKey]?[receiveSSRC] == nil else {
+                throw PreflightError(code: .malformed, message: "trunk: SSRC \(receiveSSRC) of that edge is another call's")
+            }
+            state.sessions[ufrag] = session
+            state.trunkRoutes[peerKey, default: [:]][receiveSSRC] = ufrag
+        }
+    }
+
+    /// What the trunk legs carried and refused.
+    public var trunkLegCount: Int { state.withLock { $0.trunkRoutes.values.reduce(0) { $0 + $1.count } } }
+
+    /// A datagram from an address that is a trunk peer: the call's leg is found by SSRC and the
+    /// datagram authenticated with its key; RTP goes on to the local party, RTCP (the peer's
+    /// hellos and reports) is taken. `nil` when no trunk leg of that peer has the SSRC.
+    func trunkInbound(
+        _ datagram: ByteBuffer, kind: PacketKind, routes: [UInt32: String], state: inout State, at now: Double
+    ) -> MediaOutcome? {
+        let ssrcOffset = kind == .rtp ? 8 : 4
+        guard kind == .rtp || kind == .rtcp, let ssrc = datagram.getInteger(at: datagram.readerIndex + ssrcOffset, as: UInt32.self),
+            let ufrag = routes[ssrc]
+        else { return nil }
+        guard var session = state.sessions[ufrag], var trunk = session.trunk, var context = session.srtpIn else { return nil }
+        let plain: [UInt8]
+        do {
+            let protected = Array(datagram.readableBytesView)
+            plain = kind == .rtp ? try context.unprotectRTP(protected) : try context.unprotectRTCP(protected)
+        } catch {
+            state.counters.droppedUndecryptable += 1
+            return .drop
+        }
+        trunk.isVerified = true
+        trunk.budget.receive(bytes: datagram.readableBytes)
+        session.srtpIn = context
+        session.trunk = trunk
+        state.sessions[ufrag] = session
+        guard kind == .rtp else {
+            state.counters.trunkControlReceived += 1
+            return .drop
+        }
+        state.counters.trunkPacketsReceived += 1
+        return plain.withUnsafeBytes { forward($0, from: ufrag, state: &state, at: now) }
+    }
+
+    /// A hello on the trunk leg `other`, in place of a packet of the local party's media, while
+    /// the peer has not answered: at most one every ``TrunkLink/helloInterval``, and
+    /// ``TrunkLink/maximumUnansweredHellos`` in all; otherwise nothing.
+    /// The hello is as long as the packet it stands for (`size` bytes before protection): the
+    /// peer may then send a packet of its party's media for each hello it got (its budget for
+    /// the call is what this edge sent it), so media starts both ways with the first hello.
+    func trunkHello(leg other: inout Session, size: Int, state: inout State, at now: Double) -> MediaOutcome {
+        guard var trunk = other.trunk, trunk.hellosSent < TrunkLink.maximumUnansweredHellos,
+            now - trunk.lastHello >= TrunkLink.helloInterval, var context = other.srtpOut
+        else {
+            state.counters.droppedUnbridged += 1
+            return .drop
+        }
+        // An application-defined packet of the leg's own stream, named PFTH, its data zeros
+        // (RFC 3550 §6.7), protected.
+        let words = max(3, min(size, 1200) / 4)
+        let ssrc = other.ssrc
+        var report: [UInt8] = [
+            0x80, 204, UInt8(truncatingIfNeeded: (words - 1) >> 8), UInt8(truncatingIfNeeded: words - 1),
+            UInt8(truncatingIfNeeded: ssrc >> 24), UInt8(truncatingIfNeeded: ssrc >> 16), UInt8(truncatingIfNeeded: ssrc >> 8),
+            UInt8(truncatingIfNeeded: ssrc), 0x50, 0x46, 0x54, 0x48,
+        ]
+        report += [UInt8](repeating: 0, count: words * 4 - report.count)
+        guard let hello = try? context.protectRTCP(report) else { return .drop }
+        other.srtpOut = context
+        trunk.hellosSent += 1
+        trunk.lastHello = now
+        other.trunk = trunk
+        state.counters.trunkHellosSent += 1
+        return .forward(hello, to: trunk.peer)
+    }
+}
