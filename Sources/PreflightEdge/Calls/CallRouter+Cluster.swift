@@ -135,6 +135,32 @@ extension CallRouter {
         }
     }
 
+    /// Edges found dead (their heartbeat stopped): every call with a party there ends for the
+    /// party here with 31005, and those edges stop ringing for calls placed here.
+    func edgesDied(_ edges: Set<String>) {
+        guard !edges.isEmpty else { return }
+        let reason = "the other party's edge stopped"
+        let ended = state.withLock { state -> [(callSid: String, party: String)] in
+            var ended: [(callSid: String, party: String)] = []
+            for (callSid, var call) in state.calls {
+                if let edge = (call.caller.notices as? RemoteEdgeParty)?.edge, edges.contains(edge) {
+                    ended.append((callSid, call.caller.sessionId))
+                } else if let callee = call.callee, let edge = (callee.notices as? RemoteEdgeParty)?.edge, edges.contains(edge) {
+                    ended.append((callSid, callee.sessionId))
+                } else if call.callee == nil {
+                    for edge in edges { call.ringing.removeValue(forKey: RemoteEdgeParty.groupSession(edge)) }
+                    state.calls[callSid] = call
+                    if call.ringing.isEmpty {
+                        Self.end(callSid, in: &state)
+                        call.caller.notices.deliver(.ended(callSid: callSid, reason: reason, code: .calleeUnavailable))
+                    }
+                }
+            }
+            return ended
+        }
+        for (callSid, party) in ended { hangUp(callSid: callSid, by: party, reason: reason, code: .connectionError) }
+    }
+
     /// A message from another edge about a call (registrations are the cluster's).
     func receive(_ message: ClusterMessage) {
         guard let cluster, let callSid = message.callSid else { return }

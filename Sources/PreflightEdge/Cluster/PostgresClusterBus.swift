@@ -28,6 +28,9 @@ final class PostgresClusterBus: Sendable {
     static let beatInterval: Duration = .seconds(2)
     /// How long a registration row lives without a refresh, milliseconds.
     static let registrationLifetime: Int64 = 10_000
+    /// An edge whose last beat is older than this is dead, milliseconds: its calls end here
+    /// (31005) and its registrations go (three beats missed).
+    static let deadAfter: Int64 = 6_000
     /// The longest notification payload PostgreSQL takes is 8,000 bytes; longer go by mailbox.
     static let maximumNotificationBytes = 7_900
     static let broadcastChannel = "preflight_all"
@@ -212,6 +215,16 @@ final class PostgresClusterBus: Sendable {
                     logger: logger)
                 _ = try await connection.query("DELETE FROM preflight_registrations WHERE expires_at < \(now)", logger: logger)
                 _ = try await connection.query("DELETE FROM preflight_mailbox WHERE expires_at < \(now)", logger: logger)
+                let silent = try await connection.query(
+                    "SELECT name FROM preflight_edges WHERE name <> \(cluster.edgeName) AND beat_at < \(now - Self.deadAfter)", logger: logger)
+                var dead: [String] = []
+                for try await name in silent.decode(String.self) { dead.append(name) }
+                if !dead.isEmpty {
+                    // Any edge may clear a dead one's rows: its sessions are gone with it.
+                    _ = try await connection.query(
+                        "DELETE FROM preflight_registrations WHERE edge = ANY(\(dead)) AND expires_at < \(now)", logger: logger)
+                }
+                router.edgesDied(Set(dead))
                 try await reload(connection)
                 try await Task.sleep(for: Self.beatInterval)
             }

@@ -173,6 +173,33 @@ import Testing
         #expect(alice.lastErrorCode == PreflightError.Code.calleeUnavailable.rawValue)
     }
 
+    @Test func aCallWhoseOtherEdgeDiedEndsWith31005AndARingingOneWith31480() throws {
+        let edges = Harness.clustered("europe", "america", "asia")
+        var bob = Self.device(edges[1], "bob")
+        var carol = Self.device(edges[2], "carol")
+        try Harness.pump(edges)
+        var (alice, callSid) = try Self.call(from: edges[0], to: "bob")
+        try Harness.pump(edges)
+        bob.deliverNotices(now: 1)
+        bob.handle(Self.accept(callSid), now: 1)
+        try Harness.pump(edges)
+        alice.deliverNotices(now: 1)
+        var (dave, ringing) = try Self.call(from: edges[0], to: "carol")
+        try Harness.pump(edges)
+        carol.deliverNotices(now: 1)
+        #expect(edges[0].media.trunkLegCount == 1)
+
+        edges[0].router.edgesDied(["america", "asia"])
+        alice.deliverNotices(now: 9)
+        dave.deliverNotices(now: 9)
+        #expect(alice.lastHangup?.callSid == callSid)
+        #expect(alice.lastHangup?.code == PreflightError.Code.connectionError.rawValue)
+        #expect(dave.lastHangup?.callSid == ringing)
+        #expect(dave.lastHangup?.code == PreflightError.Code.calleeUnavailable.rawValue)
+        #expect(edges[0].media.trunkLegCount == 0)
+        #expect(edges[0].router.callCount == 0)
+    }
+
     @Test func messagesNotForThisEdgeOrExpiredAreDroppedAndCounted() throws {
         let edges = Harness.clustered("europe", "america")
         let cluster = try #require(edges[0].cluster)

@@ -80,6 +80,30 @@ struct CallsAcrossEdgesTests {
         }
     }
 
+    /// An edge killed mid-call: the party on the other edge gets 31005 once the dead edge's
+    /// heartbeat is missed (well within the consent timeout), and its registration is gone.
+    @Test func aCallWhoseOtherEdgeIsKilledEndsWith31005() async throws {
+        try await Self.withEdges { europe, america in
+            let bob = try await Voice.register(options: RegistrationOptions(
+                accessToken: try await america.callToken(identity: "bob"), edgeURL: america.signalingURL))
+            let invites = bob.events()
+            #expect(try await Self.waitForRegistrations(1, on: europe))
+            let caller = try await CallHarness(edge: europe).connect(to: "client:bob")
+            let invite = try #require(await next(invites)?.invite)
+            let callee = invite.accept()
+            #expect(await caller.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+            let killed = ContinuousClock.now
+            america.kill()
+            #expect(await caller.endingError()?.code == .connectionError)
+            let waited = ContinuousClock.now - killed
+            print("cross-edge call: the caller's error \(waited) after the other edge was killed")
+            #expect(waited < .seconds(30), "within the consent timeout")
+            #expect(try await Self.waitForRegistrations(0, on: europe))
+            callee.disconnect()
+        }
+    }
+
     @Test func aCallToAnIdentityRegisteredNowhereFailsWith31480() async throws {
         try await Self.withEdges { europe, _ in
             let caller = try await CallHarness(edge: europe).connect(to: "client:nobody")
