@@ -52,6 +52,8 @@ extension EdgeServer {
                 var timestamp: Int64
                 var payload: [String: String]
                 var receivedAt: Int64
+                /// The edge the party posted it to: a call across edges has both.
+                var edge: String
             }
             var callSid: String
             var events: [Event]
@@ -61,7 +63,7 @@ extension EdgeServer {
             callSid: callSid,
             events: entries.map {
                 .init(party: $0.party, group: $0.event.group, name: $0.event.name, timestamp: $0.event.timestamp,
-                      payload: $0.event.payload, receivedAt: $0.receivedAt)
+                      payload: $0.event.payload, receivedAt: $0.receivedAt, edge: $0.edge)
             },
             dropped: dropped)
         let encoder = JSONEncoder()

@@ -36,6 +36,15 @@ struct CallsAcrossEdgesTests {
         return (try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]) ?? [:]
     }
 
+    /// `GET path` of `edge` with its API key: the status and the body.
+    static func get(_ edge: EdgeProcess, _ path: String) async throws -> (status: UInt, text: String) {
+        let basic = Data("\(LocalEdge.apiKeySID):\(edge.secret)".utf8).base64EncodedString()
+        let reply = try await EdgeHTTPClient.send(
+            edge: edge.signalingURL, method: "GET", path: path, authorization: "Basic \(basic)", timeout: .seconds(10),
+            maximumLength: 8 << 20, failure: .malformed)
+        return (reply.status, String(decoding: reply.body, as: UTF8.self))
+    }
+
     /// Waits (at most 30 s) until `edge` knows `count` registrations of the other edges.
     static func waitForRegistrations(_ count: Int, on edge: EdgeProcess) async throws -> Bool {
         for _ in 0..<300 {
@@ -75,6 +84,27 @@ struct CallsAcrossEdgesTests {
             // alice hangs up on her edge; bob's call ends on his.
             caller.disconnect()
             #expect(await callee.wait(for: .disconnected))
+
+            // One call sid on both edges: either edge's API returns both parties' events, each
+            // with the edge it was posted to.
+            let callSid = try #require(caller.sid)
+            for edge in [europe, america] {
+                var parties: Set<String> = []
+                for _ in 0..<300 {
+                    let (status, text) = try await Self.get(edge, "/v1/calls/\(callSid)/events")
+                    if status == 200, let body = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                        let events = body["events"] as? [[String: Any]]
+                    {
+                        parties = Set(events.compactMap { event in (event["party"] as? String).map { "\($0)@\(event["edge"] as? String ?? "")" } })
+                        if parties == ["caller@europe", "callee@america"] {
+                            if edge.signalingURL == europe.signalingURL { print("cross-edge call events (\(events.count)): \(UntrustedText.excerpt(text, limit: 1500))") }
+                            break
+                        }
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(parties == ["caller@europe", "callee@america"])
+            }
             await bob.unregister()
             #expect(try await Self.waitForRegistrations(0, on: europe))
         }
