@@ -22,7 +22,7 @@ let coreTargets = [
 let package = Package(
     name: "PreflightFuzz",
     platforms: [.macOS(.v15)],
-    products: (coreTargets + ["FuzzAccessToken", "FuzzOpus"]).map { .executable(name: $0, targets: [$0]) },
+    products: (coreTargets + ["FuzzAccessToken", "FuzzOpus", "FuzzClusterMessage"]).map { .executable(name: $0, targets: [$0]) },
     dependencies: [
         // Named, because a path dependency is otherwise known by its folder name (main, a worktree, …).
         .package(name: "Preflight", path: ".."),
@@ -40,6 +40,12 @@ let package = Package(
         .executableTarget(
             name: "FuzzOpus",
             dependencies: ["FuzzSupport", .product(name: "PreflightOpus", package: "Preflight")],
+            swiftSettings: settings),
+        .executableTarget(
+            name: "FuzzClusterMessage",
+            dependencies: [
+                "FuzzSupport", .product(name: "PreflightEdge", package: "Preflight"),
+            ],
             swiftSettings: settings),
         .executableTarget(
             name: "FuzzAccessToken",

@@ -316,6 +316,26 @@ def netlink_recording():
 
 NETLINK = netlink_recording()
 
+KEY_B64 = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGw=="  # 28 bytes: an SRTP master key and salt
+CLUSTER = [json.dumps(m, separators=(",", ":"), sort_keys=True).encode() for m in [
+    {"kind": "registered", "from": "europe", "expiresAt": 1800000010000, "session": "SS01", "account": "AC1", "identity": "bob"},
+    {"kind": "unregistered", "from": "europe", "expiresAt": 1800000010000, "session": "SS01", "account": "AC1", "identity": "bob"},
+    {"kind": "invite", "from": "europe", "to": "america", "expiresAt": 1800000005000, "callSid": "CA1", "session": "SS02",
+     "account": "AC1", "identity": "bob",
+     "incoming": {"callSid": "CA1", "from": "client:alice", "to": "client:bob", "params": {"k": "v"}, "codec": "PCMU"},
+     "trunk": {"address": "198.18.0.1:3478", "callerKey": {"profile": "AEAD_AES_128_GCM", "key": KEY_B64},
+               "calleeKey": {"profile": "AEAD_AES_128_GCM", "key": KEY_B64}, "callerSSRC": 1, "calleeSSRC": 2}},
+    {"kind": "accept", "from": "america", "to": "europe", "expiresAt": 1800000005000, "callSid": "CA1", "session": "SS03",
+     "trunk": {"address": "[2001:db8::1]:3478"}},
+    {"kind": "accepted", "from": "europe", "to": "america", "expiresAt": 1800000005000, "callSid": "CA1", "session": "SS03", "won": True},
+    {"kind": "declined", "from": "america", "to": "europe", "expiresAt": 1800000005000, "callSid": "CA1", "code": 31486, "reason": "busy"},
+    {"kind": "cancel", "from": "europe", "to": "america", "expiresAt": 1800000005000, "callSid": "CA1", "reason": "answered elsewhere"},
+    {"kind": "hangup", "from": "america", "to": "europe", "expiresAt": 1800000010000, "callSid": "CA1", "code": 31005},
+    {"kind": "message", "from": "america", "to": "europe", "expiresAt": 1800000010000, "callSid": "CA1",
+     "userMessage": {"callSid": "CA1", "id": "m1", "message": {"content": "{}", "contentType": "application/json",
+                                                              "messageType": "user-defined-message"}}},
+]]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
@@ -328,6 +348,7 @@ CORPORA = {
     "FuzzICECheck": ICE_CHECKS,
     "FuzzReportUpload": REPORT_UPLOADS,
     "FuzzNetlink": NETLINK,
+    "FuzzClusterMessage": CLUSTER,
 }
 
 

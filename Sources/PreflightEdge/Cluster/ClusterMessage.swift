@@ -9,7 +9,7 @@ import PreflightCore
 /// drops one past `expiresAt` (each kind's time to live is ``timeToLive``), so a message
 /// delayed by a stalled edge or database never acts late. Every field is checked on receipt
 /// (``validate()``): another edge is trusted only as far as the database's credentials go.
-struct ClusterMessage: Codable, Sendable, Hashable {
+public struct ClusterMessage: Codable, Sendable, Hashable {
     enum Kind: String, Codable, Sendable, Hashable, CaseIterable {
         /// `identity` of `account` registered session `session` on the sender.
         case registered
@@ -107,7 +107,7 @@ struct ClusterMessage: Codable, Sendable, Hashable {
 
     /// Parses and checks a message's text.
     /// - Throws: 70002 for text that is not a valid message.
-    init(jsonText text: String) throws(PreflightError) {
+    public init(jsonText text: String) throws(PreflightError) {
         guard text.utf8.count <= Self.maximumTextLength else {
             throw PreflightError(code: .malformed, message: "cluster message: over \(Self.maximumTextLength) bytes")
         }
@@ -120,7 +120,7 @@ struct ClusterMessage: Codable, Sendable, Hashable {
     }
 
     /// The message as JSON text.
-    func jsonText() -> String {
+    public func jsonText() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return (try? encoder.encode(self)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
@@ -128,7 +128,7 @@ struct ClusterMessage: Codable, Sendable, Hashable {
 
     /// Checks that the fields each kind needs are there and within their limits.
     /// - Throws: 70002 naming the first field that is not.
-    func validate() throws(PreflightError) {
+    public func validate() throws(PreflightError) {
         func invalid(_ field: String) -> PreflightError {
             PreflightError(code: .malformed, message: "cluster message \(kind.rawValue): \(field) missing or invalid")
         }

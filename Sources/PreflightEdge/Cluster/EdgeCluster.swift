@@ -26,6 +26,8 @@ final class EdgeCluster: Sendable {
         var received = 0
         var refused = 0
         var expired = 0
+        /// Notifications that were not a valid message (or named no mailbox row of this edge).
+        var malformed = 0
     }
 
     /// Registrations of other edges: account + identity → session → its edge and when it was
@@ -130,6 +132,11 @@ final class EdgeCluster: Sendable {
             }
             return true
         }
+    }
+
+    /// A notification that was not a valid message.
+    func countMalformed() {
+        counters.withLock { $0.malformed += 1 }
     }
 
     /// A registration announced by another edge.

@@ -18,7 +18,7 @@ import PreflightCore
 ///   reload theirs (``EdgeCluster/replaceRegistrations(_:announcedSince:)``), so an edge that
 ///   died leaves nothing routable once its rows expire (``registrationLifetime``).
 /// - **Edges**: a heartbeat row per edge (name, last beat).
-final class PostgresClusterBus: Sendable {
+public final class PostgresClusterBus: Sendable {
     let cluster: EdgeCluster
     let router: CallRouter
     let client: PostgresClient
@@ -33,7 +33,7 @@ final class PostgresClusterBus: Sendable {
     static let deadAfter: Int64 = 6_000
     /// The longest notification payload PostgreSQL takes is 8,000 bytes; longer go by mailbox.
     static let maximumNotificationBytes = 7_900
-    static let broadcastChannel = "preflight_all"
+    public static let broadcastChannel = "preflight_all"
 
     init(location: StoreLocation.PostgresLocation, cluster: EdgeCluster, router: CallRouter, logger: Logger) {
         let tls: PostgresClient.Configuration.TLS =
@@ -57,7 +57,7 @@ final class PostgresClusterBus: Sendable {
 
     /// The channel an edge listens on: a hash of its name (any text), so that it is a valid
     /// identifier.
-    static func channel(of edge: String) -> String {
+    public static func channel(of edge: String) -> String {
         // FNV-1a, 64 bits: names that collide would share a channel, and each edge still takes
         // only what is addressed to it by name.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -137,11 +137,11 @@ final class PostgresClusterBus: Sendable {
     private func received(_ payload: String) async {
         var text = payload
         if payload.hasPrefix("#") {
-            guard let id = Int64(payload.dropFirst()) else { return }
+            guard let id = Int64(payload.dropFirst()) else { return cluster.countMalformed() }
             do {
                 let rows = try await client.query(
                     "DELETE FROM preflight_mailbox WHERE id = \(id) AND edge = \(cluster.edgeName) RETURNING payload", logger: logger)
-                guard let row = try await rows.collect().first, let body = try? row.decode(String.self) else { return }
+                guard let row = try await rows.collect().first, let body = try? row.decode(String.self) else { return cluster.countMalformed() }
                 text = body
             } catch {
                 logger.debug("cluster: mailbox read failed", metadata: ["error": "\(error)"])
@@ -152,6 +152,7 @@ final class PostgresClusterBus: Sendable {
             let message = try ClusterMessage(jsonText: text)
             cluster.receive(message, router: router, now: EdgeCluster.unixMilliseconds())
         } catch {
+            cluster.countMalformed()
             logger.info("cluster: message refused", metadata: ["reason": "\(UntrustedText.excerpt(error.message, limit: 200))"])
         }
     }

@@ -81,7 +81,7 @@ extension EdgeServer {
             let counts = cluster.counts
             return """
                 "cluster":{"remoteRegistrations":\(cluster.remoteRegistrationCount),"sent":\(counts.sent),"dropped":\(counts.dropped),\
-                "received":\(counts.received),"refused":\(counts.refused),"expired":\(counts.expired),\
+                "received":\(counts.received),"refused":\(counts.refused),"expired":\(counts.expired),"malformed":\(counts.malformed),\
                 "trunkPacketsSent":\(counters.trunkPacketsSent),"trunkPacketsReceived":\(counters.trunkPacketsReceived),\
                 "trunkHellosSent":\(counters.trunkHellosSent),"trunkControlReceived":\(counters.trunkControlReceived)},
                 """

@@ -12,6 +12,11 @@ import Testing
 struct CallsAcrossEdgesTests {
     /// Runs `body` with two edges named europe and america on a new database.
     static func withEdges(_ body: @Sendable (EdgeProcess, EdgeProcess) async throws -> Void) async throws {
+        try await withEdges { europe, america, _ in try await body(europe, america) }
+    }
+
+    /// Runs `body` with two edges named europe and america on a new database, and its name.
+    static func withEdges(_ body: @Sendable (EdgeProcess, EdgeProcess, String) async throws -> Void) async throws {
         let database = try await PostgresTestDatabase.create()
         try await withBlockingCleanup({ database.drop() }) {
             func start(_ name: String) async throws -> EdgeProcess {
@@ -23,7 +28,7 @@ struct CallsAcrossEdgesTests {
             defer { europe.kill() }
             let america = try await start("america")
             defer { america.kill() }
-            try await body(europe, america)
+            try await body(europe, america, database.name)
         }
     }
 
