@@ -115,7 +115,12 @@ public final class Registration: Sendable {
     /// Dispatches the session's events: invites and cancellations to the subscribers, a call's
     /// messages to its run, the connection's changes to every call.
     func dispatch() async {
+        // An `error` of the session itself (no call's: the edge drains, 70109) is why it ends.
+        var sessionError: PreflightError?
         for await event in signaling.events {
+            if case .message(.error(let info)) = event, info.callSid == nil {
+                sessionError = PreflightError(code: PreflightError.Code(info.code), message: "edge: \(info.message)")
+            }
             switch event {
             case .message(.incoming(let incoming)):
                 let invite = CallInvite(
@@ -135,7 +140,7 @@ public final class Registration: Sendable {
                 for inputs in targets { inputs.yield(.session(.signaling(event))) }
             case .reconnecting, .reconnected, .closed:
                 for inputs in storage.withLock({ Array($0.calls.values) }) { inputs.yield(.session(.signaling(event))) }
-                if case .closed(let error) = event { finish(error) }
+                if case .closed(let error) = event { finish(sessionError ?? error) }
             }
         }
     }

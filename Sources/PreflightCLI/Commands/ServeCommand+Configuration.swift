@@ -120,6 +120,9 @@ extension ServeCommand {
                 configuration.trunkAddress = address
             }
         }
+        let drain = drainLimit ?? (routeAcrossEdges ? 30 : 0)
+        guard (0...86_400).contains(drain) else { throw ValidationError("--drain-limit must be 0 to 86400 seconds, got \(drain)") }
+        configuration.drainLimit = .seconds(drain)
         configuration.reportRetention = .seconds(
             try NumberSetting.retentionDays.value(option: retentionDays, environment: environment) * 86_400)
         configuration.memoryStoreLimit = try NumberSetting.memoryStoreMiB.value(option: memoryStoreMiB, environment: environment) << 20

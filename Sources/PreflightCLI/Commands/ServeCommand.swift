@@ -165,6 +165,11 @@ public struct ServeCommand: AsyncParsableCommand {
         name: .customLong("trunk-address"),
         help: "IP:PORT the other edges send this edge's calls' media to (with --route-across-edges; default: the advertised address and media port).")
     public var trunkAddress: String?
+    /// How long SIGTERM lets the edge drain.
+    @Option(
+        name: .customLong("drain-limit"),
+        help: "Seconds SIGTERM lets the edge drain before it stops: no new sessions, calls go on until they end (default 30 with --route-across-edges, else 0: stop at once).")
+    public var drainLimit: Int?
     /// How long reports are kept.
     @Option(
         name: .customLong("retention-days"),

@@ -232,6 +232,15 @@ public final class PostgresClusterBus: Sendable {
         }
     }
 
+    /// Marks this edge draining in its heartbeat row.
+    func markDraining() async {
+        do {
+            _ = try await client.query("UPDATE preflight_edges SET draining = TRUE WHERE name = \(cluster.edgeName)", logger: logger)
+        } catch {
+            logger.warning("cluster: cannot mark the edge draining", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
     /// Reloads the other edges' registrations that have not expired.
     private func reload(_ connection: PostgresConnection) async throws {
         let started = EdgeCluster.unixMilliseconds()

@@ -44,6 +44,10 @@ public struct EdgeConfiguration: Sendable {
     /// address and port of the media socket they reach (`--trunk-address`); by default the
     /// advertised address and media port.
     public var trunkAddress: SocketAddress?
+    /// How long SIGTERM lets the edge drain before it stops (`--drain-limit`): new sessions are
+    /// refused, sessions in no call are told to register elsewhere, calls go on until they end
+    /// or this limit. Zero (the default) stops at once.
+    public var drainLimit: Duration = .zero
     /// How long reports and call events are kept (`--retention-days`); 30 days by default, so an
     /// edge whose operator set nothing still keeps its store bounded (with ``storeQuota``); `nil`
     /// keeps them until deleted by hand. The edge sweeps once at start and then every hour, and

@@ -121,6 +121,15 @@ public struct EdgeProcess: Sendable {
         await BlockingWork.run("preflight.edge-stop") { [self] in stop() }
     }
 
+    /// SIGTERM without waiting: the edge drains (``EdgeConfiguration/drainLimit``) and exits.
+    public func terminate() {
+        guard process.isRunning else { return }
+        process.terminate()
+    }
+
+    /// Whether the process still runs.
+    public var isRunning: Bool { process.isRunning }
+
     /// SIGTERM and wait: a graceful stop.
     public func stop() {
         guard process.isRunning else { return }

@@ -53,6 +53,10 @@ public final class EdgeServer: Sendable {
     let resumptions = SessionResumptions()
     /// The registrar and the calls between clients.
     let calls: CallRouter
+    /// The signaling sessions running now, by their queue: told when the edge drains.
+    let liveSessions = Mutex<[ObjectIdentifier: SessionInbox]>([:])
+    /// Set once the edge drains (``drain()``): a `hello` is refused (70109).
+    let draining = Atomic<Bool>(false)
     /// The other edges sharing the store, and the bus to them (``EdgeConfiguration/routesAcrossEdges``).
     let cluster: EdgeCluster?
     let clusterBus: PostgresClusterBus?
@@ -215,7 +219,22 @@ public final class EdgeServer: Sendable {
                 users.addTask { await self.housekeeping() }
                 if let clusterBus { users.addTask { try await clusterBus.run() } }
                 defer { users.cancelAll() }
-                try await serve(gracefulShutdownSignals: gracefulShutdownSignals)
+                // SIGTERM drains first when the edge has a drain limit (``drain()``); the other
+                // signals stop it at once.
+                let drains = configuration.drainLimit > .zero && gracefulShutdownSignals.contains(.sigterm)
+                let immediate = drains ? gracefulShutdownSignals.filter { $0 != .sigterm } : gracefulShutdownSignals
+                users.addTask { try await self.serve(gracefulShutdownSignals: immediate) }
+                if drains {
+                    let terms = await UnixSignalsSequence(trapping: .sigterm)
+                    users.addTask {
+                        for await _ in terms {
+                            await self.drain()
+                            return
+                        }
+                    }
+                }
+                // The first to end (the server, or a drain that finished) ends the edge.
+                try await users.next()
             }
         }
     }

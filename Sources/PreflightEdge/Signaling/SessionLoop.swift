@@ -55,6 +55,7 @@ struct SessionLoop {
                 case .call(let notice): machine.handle(.call(notice), now: now)
                 case .media(let notice): machine.handle(.media(notice), now: now)
                 case .takenOver(let token): machine.handle(.takenOver(token: token), now: now)
+                case .draining(let limitReached): machine.handle(.draining(limitReached: limitReached), now: now)
                 }
                 await perform(tasks: &tasks)
                 if machine.isEnded { break }

@@ -38,12 +38,14 @@ struct SignalingSession {
         /// holds it (``SessionResumptions``): the session parks at once for it (unless it parked
         /// and was resumed meanwhile: its token is then another).
         case takenOver(token: String)
+        /// The edge drains (``EdgeServer/drain()``); `limitReached` once its limit passed.
+        case draining(limitReached: Bool)
 
         /// Whether the client sent it (it counts against ``SignalingSession/inboundBuffer``).
         var isFromClient: Bool {
             switch self {
             case .message, .malformed, .closed: true
-            case .timer, .call, .media, .takenOver: false
+            case .timer, .call, .media, .takenOver, .draining: false
             }
         }
     }
@@ -80,6 +82,9 @@ struct SignalingSession {
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let inbox = SessionInbox()
         let reader = ReaderState(target: inbox)
+        let key = ObjectIdentifier(inbox)
+        edge.liveSessions.withLock { $0[key] = inbox }
+        defer { edge.liveSessions.withLock { _ = $0.removeValue(forKey: key) } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await read(inbound, state: reader)
@@ -139,6 +144,7 @@ struct SignalingSession {
                 address: edge.advertisedAddress, port: UInt16(clamping: edge.configuration.advertisedMediaPort ?? mediaPort), type: .host),
             iceServers: { edge.iceServers(for: $0, mediaPort: mediaPort) },
             randomHex: { Self.randomHex(bytes: $0) },
+            isDraining: { edge.draining.load(ordering: .relaxed) },
             unixMilliseconds: { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) },
             logger: logger)
     }

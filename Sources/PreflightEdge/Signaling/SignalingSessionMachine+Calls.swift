@@ -324,6 +324,10 @@ extension SignalingSessionMachine {
             lingering[ufrag] = now + Self.mediaLinger
         }
         enter(.ready(call.claims), now: now)
+        if endsAfterCall {
+            fail(Self.drainingError)
+            end()
+        }
     }
 
     /// Opens a bridge leg for the client's ICE ufrag, encrypted when the client offered a key

@@ -52,6 +52,8 @@ struct SignalingSessionMachine {
         var iceServers: @Sendable (AccessTokenClaims) -> [ICEServer]
         /// Random hex of this many bytes (session ids, call sids, resume tokens).
         var randomHex: @Sendable (Int) -> String
+        /// Whether the edge drains: a `hello` is refused (70109).
+        var isDraining: @Sendable () -> Bool = { false }
         /// Milliseconds since the Unix epoch, for call events' timestamps.
         var unixMilliseconds: @Sendable () -> Int64
         var logger: Logger
@@ -77,6 +79,9 @@ struct SignalingSessionMachine {
         case notResumed
         /// The answer to ``Output/resumeOther(_:)``: whether that session was resumed.
         case resumedOther(Bool)
+        /// The edge drains: a session in no call ends (70109), one in a call ends with it;
+        /// `limitReached`: the call ends now too.
+        case draining(limitReached: Bool)
     }
 
     enum Output: Sendable {
@@ -129,6 +134,8 @@ struct SignalingSessionMachine {
     var offered: Set<String> = []
     /// An `accept` waiting for another edge's decision.
     var pendingAccept: PendingAccept?
+    /// The edge drains: the session ends once it is in no call.
+    var endsAfterCall = false
     /// Media sessions of calls that ended here and when each may go.
     var lingering: [String: Double] = [:]
     /// When the session's last call messages went out (at most ``CallMessage/maximumPerWindow``).
@@ -197,6 +204,8 @@ struct SignalingSessionMachine {
         case .malformed(let error):
             fail(error, callSid: phase.callSid)
             end()
+        case .draining(let limitReached):
+            drain(limitReached: limitReached, now: now)
         case .message(let message):
             handle(message, now: now)
         case .call(let notice):
@@ -304,6 +313,30 @@ struct SignalingSessionMachine {
         admission = nil
     }
 
+    static let drainingError = PreflightError(
+        code: .edgeDraining, message: "edge: draining before it stops; register or call on another edge")
+
+    /// The edge drains: a session in no call ends at once; one in a call when the call ends, or
+    /// now when the drain limit passed (a hangup with 70109; a call between clients ends for
+    /// the other party with it too).
+    private mutating func drain(limitReached: Bool, now: Double) {
+        switch phase {
+        case .awaitingHello, .verifying:
+            endsAfterCall = true
+        case .ready:
+            fail(Self.drainingError)
+            end()
+        case .inCall(let call):
+            endsAfterCall = true
+            guard limitReached else { return }
+            outputs.append(.send(.hangup(.init(callSid: call.callSid, reason: Self.drainingError.message, code: Self.drainingError.code.rawValue))))
+            if call.application == nil {
+                environment.calls.hangUp(callSid: call.callSid, by: sessionId, reason: Self.drainingError.message, code: .edgeDraining)
+            }
+            closeCall(call, now: now)
+        }
+    }
+
     /// The connection was lost in a call without a hangup: the session (and its call's media)
     /// waits for the client to resume it on a new connection. A client that broke the protocol
     /// gets no second chance. What happens meanwhile waits in the driver's queue.
@@ -328,6 +361,7 @@ struct SignalingSessionMachine {
     private mutating func signIn(_ result: Result<AccessTokenClaims, PreflightError>, now: Double) {
         do throws(PreflightError) {
             let claims = try result.get()
+            if environment.isDraining() { throw Self.drainingError }
             let identity = claims.grants.identity ?? ""
             admission = try environment.admissions.admit(account: claims.sub, identity: identity)
             sessionId = "SS" + environment.randomHex(16)

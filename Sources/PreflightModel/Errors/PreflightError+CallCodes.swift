@@ -56,4 +56,8 @@ extension PreflightError.Code {
     /// 70108: an invite to a client was refused: its caller invites, or its callee is rung, more
     /// often than the edge allows (1 a second with bursts of 10 each by default); nothing rang.
     public static let inviteRateLimited = Self(70108)
+    /// 70109: the edge is draining before it stops: it takes no new session, and ends the
+    /// sessions it has once they are in no call (or at its drain limit). Register or call on
+    /// another edge.
+    public static let edgeDraining = Self(70109)
 }

@@ -185,6 +185,46 @@ import Testing
     }
 }
 
+extension SessionMachineCallTests {
+    @Test func aDrainingEdgeEndsIdleSessionsAtOnceAndCallsWhenTheyEnd() throws {
+        let edge = Harness()
+        var idle = Self.callee(edge, "carol")
+        var (alice, bob, callSid) = try Self.connected(edge)
+        idle.handle(.draining(limitReached: false), now: 5)
+        #expect(idle.lastErrorCode == PreflightError.Code.edgeDraining.rawValue)
+        #expect(idle.machine.isEnded)
+        alice.handle(.draining(limitReached: false), now: 5)
+        bob.handle(.draining(limitReached: false), now: 5)
+        #expect(!alice.machine.isEnded && !bob.machine.isEnded)
+        // The call ends naturally: each session then ends with 70109.
+        bob.handle(.message(.hangup(.init(callSid: callSid))), now: 6)
+        alice.deliverNotices(now: 6)
+        #expect(alice.lastHangup?.callSid == callSid)
+        #expect(alice.lastErrorCode == PreflightError.Code.edgeDraining.rawValue)
+        #expect(alice.machine.isEnded && bob.machine.isEnded)
+    }
+
+    @Test func atTheDrainLimitACallEndsForBothPartiesWith70109() throws {
+        let edge = Harness()
+        var (alice, bob, callSid) = try Self.connected(edge)
+        alice.handle(.draining(limitReached: false), now: 5)
+        alice.handle(.draining(limitReached: true), now: 35)
+        #expect(alice.lastHangup == .init(callSid: callSid, reason: SignalingSessionMachine.drainingError.message, code: 70109))
+        #expect(alice.machine.isEnded)
+        bob.deliverNotices(now: 35)
+        #expect(bob.lastHangup?.code == PreflightError.Code.edgeDraining.rawValue)
+    }
+
+    @Test func aHelloWhileTheEdgeDrainsIsRefused() {
+        let edge = Harness()
+        var session = edge.session(draining: true)
+        session.signIn(Harness.claims("dave"))
+        #expect(session.lastErrorCode == PreflightError.Code.edgeDraining.rawValue)
+        #expect(session.machine.isEnded)
+        #expect(edge.admissions.total == 0)
+    }
+}
+
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -72,7 +72,7 @@ final class SessionMachineHarness: Sendable {
     var storedBatches: [StoreWriter.Batch] { batches.withLock { $0 } }
 
     /// A new session at `now`, waiting for its hello.
-    func session(now: Double = 0) -> MachineUnderTest {
+    func session(now: Double = 0, draining: Bool = false) -> MachineUnderTest {
         let notices = NoticeQueue()
         let environment = SignalingSessionMachine.Environment(
             configuration: configuration, calls: router, media: media, admissions: admissions, callEvents: callEvents,
@@ -86,6 +86,7 @@ final class SessionMachineHarness: Sendable {
                 }
                 return String(repeating: "0", count: max(0, 2 * bytes - String(next, radix: 16).count)) + String(next, radix: 16)
             },
+            isDraining: { draining },
             unixMilliseconds: { 1_800_000_000_000 },
             logger: Logger(label: "test"))
         return MachineUnderTest(machine: SignalingSessionMachine(environment: environment, now: now), notices: notices)

@@ -139,6 +139,51 @@ struct CallsAcrossEdgesTests {
         }
     }
 
+    /// SIGTERM on an edge with a call up: the call goes on until its parties end it, a new
+    /// registration there is refused with 70109, and the edge exits once the call ended.
+    @Test func aDrainingEdgeKeepsItsCallUntilItEndsAndTakesNoNewSession() async throws {
+        try await Self.withEdges { europe, america in
+            let bob = try await Voice.register(options: RegistrationOptions(
+                accessToken: try await america.callToken(identity: "bob"), edgeURL: america.signalingURL))
+            let invites = bob.events()
+            #expect(try await Self.waitForRegistrations(1, on: europe))
+            let caller = try await CallHarness(edge: europe).connect(to: "client:bob")
+            let callee = try #require(await next(invites)?.invite).accept()
+            #expect(await caller.wait(for: .connected))
+            #expect(await callee.wait(for: .connected))
+
+            america.terminate()
+            // A new session on the draining edge is refused.
+            var refused: PreflightError?
+            for _ in 0..<100 {
+                do throws(PreflightError) {
+                    let late = try await Voice.register(options: RegistrationOptions(
+                        accessToken: try await america.callToken(identity: "carol"), edgeURL: america.signalingURL))
+                    await late.unregister()
+                    try? await Task.sleep(for: .milliseconds(50))
+                } catch {
+                    refused = error
+                    break
+                }
+            }
+            #expect(refused?.code == .edgeDraining)
+            // The call is still up, media both ways.
+            #expect(await callee.sample { $0.packetsReceived >= 25 } != nil)
+            #expect(caller.state == .connected && callee.state == .connected)
+            #expect(america.isRunning)
+            // alice hangs up: bob's call ends normally, his registration with 70109, the edge exits.
+            caller.disconnect()
+            #expect(await callee.endingError() == nil)
+            let ended = await first(in: invites, within: .seconds(30)) { if case .unregistered = $0 { true } else { false } }
+            guard case .unregistered(let error)? = ended else {
+                Issue.record("expected the registration to end, got \(String(describing: ended))")
+                return
+            }
+            #expect(error?.code == .edgeDraining)
+            #expect(await eventually(within: .seconds(30)) { !america.isRunning })
+        }
+    }
+
     @Test func aCallToAnIdentityRegisteredNowhereFailsWith31480() async throws {
         try await Self.withEdges { europe, _ in
             let caller = try await CallHarness(edge: europe).connect(to: "client:nobody")
