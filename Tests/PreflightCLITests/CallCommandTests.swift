@@ -73,10 +73,13 @@ import Testing
         #expect(Set(object.keys) == ["caller", "callee"])
         #expect(object["callee"] is NSNull)
         let caller = try #require(object["caller"] as? [String: Any])
-        for key in ["states", "callbacks", "callSid", "error", "samples", "warnings", "summary", "digitsReceived"] {
+        for key in ["states", "callbacks", "callSid", "error", "samples", "warnings", "summary", "digitsReceived", "connectMilliseconds"] {
             #expect(caller.keys.contains(key), "\(key)")
         }
         #expect(caller["error"] is NSNull)
+        // From placing the call to connected: more than nothing, less than the test's timeouts.
+        let connect = try #require(caller["connectMilliseconds"] as? Double)
+        #expect(connect > 0 && connect < 30_000)
         #expect((caller["states"] as? [String]) == Self.connectedStates)
     }
 

@@ -28,6 +28,9 @@ public struct CallOutcome: Sendable, Hashable, Codable {
 
     /// Each change of the host's networks during the call (``Call/networkChanges``).
     public var networkChanges: [NetworkChangeRecord] = []
+    /// Milliseconds from placing the call (the caller) or accepting it (the callee) to
+    /// `callDidConnect`; `nil` when it never connected.
+    public var connectMilliseconds: Double?
 
     /// Creates an outcome; the summary is made from `samples` and `warnings`.
     public init(
@@ -45,7 +48,9 @@ public struct CallOutcome: Sendable, Hashable, Codable {
         summary = CallSampleSummary(samples: samples, warnings: warnings)
     }
 
-    private enum CodingKeys: String, CodingKey { case party, states, callbacks, callSid, error, samples, warnings, summary, digitsReceived, networkChanges }
+    private enum CodingKeys: String, CodingKey {
+        case party, states, callbacks, callSid, error, samples, warnings, summary, digitsReceived, networkChanges, connectMilliseconds
+    }
 
     /// Encodes every key, `callSid` and `error` as `null` when absent.
     public func encode(to encoder: any Encoder) throws {
@@ -60,6 +65,7 @@ public struct CallOutcome: Sendable, Hashable, Codable {
         try container.encode(summary, forKey: .summary)
         try container.encode(digitsReceived, forKey: .digitsReceived)
         try container.encode(networkChanges, forKey: .networkChanges)
+        try container.encode(connectMilliseconds, forKey: .connectMilliseconds)
     }
 
     /// The error as a ``PreflightError`` (for the exit status), when there is one.

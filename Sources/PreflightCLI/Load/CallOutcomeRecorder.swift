@@ -1,5 +1,6 @@
 import Foundation
 import Preflight
+import PreflightCore
 import Synchronization
 
 /// Records one party's call for ``CallOutcome``: a ``CallDelegate`` for the callbacks (attached
@@ -22,7 +23,12 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
         var digits = ""
         var active: Set<QualityWarning> = []
         var sampleReader: Task<Void, Never>?
+        /// When the call connected (its `callDidConnect`).
+        var connectedAt: ContinuousClock.Instant?
     }
+
+    /// When the recorder was made: as the call was placed or accepted.
+    private let started = ContinuousClock.now
 
     /// - Parameters:
     ///   - party: `caller` or `callee`, the first word of each live line.
@@ -70,6 +76,7 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
                 digitsReceived: recorded.digits)
         }
         outcome.networkChanges = call.networkChanges
+        outcome.connectMilliseconds = state.withLock { $0.connectedAt }.map { ($0 - started).inSeconds * 1000 }
         return outcome
     }
 
@@ -93,7 +100,10 @@ final class CallOutcomeRecorder: CallDelegate, Sendable {
     }
 
     func callDidStartRinging(_ call: Call) { record("callDidStartRinging", "call \(call.sid ?? "?")") }
-    func callDidConnect(_ call: Call) { record("callDidConnect", "call \(call.sid ?? "?")") }
+    func callDidConnect(_ call: Call) {
+        state.withLock { $0.connectedAt = .now }
+        record("callDidConnect", "call \(call.sid ?? "?")")
+    }
     func call(_ call: Call, didFailToConnectWithError error: PreflightError) {
         record(Self.didFailToConnect, "error \(error.code.rawValue): \(error.message)", error: error)
     }
