@@ -155,7 +155,7 @@ import Testing
 
     /// `listen` on one edge answers a call that `call` places on another: two `serve`
     /// processes sharing a PostgreSQL database with `--route-across-edges`.
-    @Test(.enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
+    @Test(.loadsTheMachine, .enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
     func listenOnOneEdgeAnswersACallPlacedOnAnother() async throws {
         let database = try await PostgresTestDatabase.create()
         try await withBlockingCleanup({ database.drop() }) {

@@ -120,6 +120,12 @@ extension ServeCommand {
                 configuration.trunkAddress = address
             }
         }
+        if let apiRate {
+            guard apiRate.isFinite, (0.1...100_000).contains(apiRate) else {
+                throw ValidationError("--api-rate must be 0.1 to 100000 requests a second, got \(apiRate)")
+            }
+            configuration.rateLimits.apiRequests = .init(perSecond: apiRate, burst: apiRate * 10)
+        }
         let drain = drainLimit ?? (routeAcrossEdges ? 30 : 0)
         guard (0...86_400).contains(drain) else { throw ValidationError("--drain-limit must be 0 to 86400 seconds, got \(drain)") }
         configuration.drainLimit = .seconds(drain)

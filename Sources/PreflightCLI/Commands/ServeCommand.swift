@@ -165,6 +165,11 @@ public struct ServeCommand: AsyncParsableCommand {
         name: .customLong("trunk-address"),
         help: "IP:PORT the other edges send this edge's calls' media to (with --route-across-edges; default: the advertised address and media port).")
     public var trunkAddress: String?
+    /// An account's API-key requests a second.
+    @Option(
+        name: .customLong("api-rate"),
+        help: "An account's API-key requests (REST API, pages, /status, /metrics) a second, bursts of ten times it (default 20).")
+    public var apiRate: Double?
     /// How long SIGTERM lets the edge drain.
     @Option(
         name: .customLong("drain-limit"),

@@ -9,7 +9,7 @@ import Testing
 /// Hostile messages between edges: whoever can write to the shared database notifies a real
 /// `preflight serve` process directly. Garbage, late, misaddressed and forged messages are
 /// refused and counted; the edge goes on serving calls across edges.
-@Suite(.realTime, .enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
+@Suite(.loadsTheMachine, .enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
 struct ClusterAttackTests {
     /// Sends `payload` on `channel` of the test database as its owner would.
     static func notify(_ database: String, channel: String, _ payload: String) async throws {

@@ -7,8 +7,9 @@ import PreflightTesting
 import Testing
 
 /// Two `preflight serve` processes sharing a PostgreSQL database with `--route-across-edges`:
-/// SDK clients registered on one edge are called from the other.
-@Suite(.realTime, .enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
+/// SDK clients registered on one edge are called from the other. Two edges, their database
+/// connections and the SDK's calls load a 2-core machine: these run while no real-time test does.
+@Suite(.loadsTheMachine, .serialized, .enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
 struct CallsAcrossEdgesTests {
     /// Runs `body` with two edges named europe and america on a new database.
     static func withEdges(_ body: @Sendable (EdgeProcess, EdgeProcess) async throws -> Void) async throws {
@@ -50,6 +51,15 @@ struct CallsAcrossEdgesTests {
         return (reply.status, String(decoding: reply.body, as: UTF8.self))
     }
 
+    /// bob registered on `edge`, his events, once `other` can route to him.
+    static func registerBob(on edge: EdgeProcess, routableFrom other: EdgeProcess) async throws -> (Registration, AsyncStream<RegistrationEvent>) {
+        let bob = try await Voice.register(options: RegistrationOptions(
+            accessToken: try await edge.callToken(identity: "bob"), edgeURL: edge.signalingURL))
+        let invites = bob.events()
+        #expect(try await waitForRegistrations(1, on: other))
+        return (bob, invites)
+    }
+
     /// Waits (at most 30 s) until `edge` knows `count` registrations of the other edges.
     static func waitForRegistrations(_ count: Int, on edge: EdgeProcess) async throws -> Bool {
         for _ in 0..<300 {
@@ -62,10 +72,7 @@ struct CallsAcrossEdgesTests {
 
     @Test func aCallerOnOneEdgeRingsAndReachesACalleeOnTheOther() async throws {
         try await Self.withEdges { europe, america in
-            let bob = try await Voice.register(options: RegistrationOptions(
-                accessToken: try await america.callToken(identity: "bob"), edgeURL: america.signalingURL))
-            let invites = bob.events()
-            #expect(try await Self.waitForRegistrations(1, on: europe))
+            let (bob, invites) = try await Self.registerBob(on: america, routableFrom: europe)
 
             let alice = CallHarness(edge: europe)
             let caller = try await alice.connect(to: "client:bob")
@@ -119,10 +126,7 @@ struct CallsAcrossEdgesTests {
     /// heartbeat is missed (well within the consent timeout), and its registration is gone.
     @Test func aCallWhoseOtherEdgeIsKilledEndsWith31005() async throws {
         try await Self.withEdges { europe, america in
-            let bob = try await Voice.register(options: RegistrationOptions(
-                accessToken: try await america.callToken(identity: "bob"), edgeURL: america.signalingURL))
-            let invites = bob.events()
-            #expect(try await Self.waitForRegistrations(1, on: europe))
+            let (bob, invites) = try await Self.registerBob(on: america, routableFrom: europe)
             let caller = try await CallHarness(edge: europe).connect(to: "client:bob")
             let invite = try #require(await next(invites)?.invite)
             let callee = invite.accept()
@@ -136,6 +140,7 @@ struct CallsAcrossEdgesTests {
             #expect(waited < .seconds(30), "within the consent timeout")
             #expect(try await Self.waitForRegistrations(0, on: europe))
             callee.disconnect()
+            await bob.unregister()
         }
     }
 
@@ -143,10 +148,7 @@ struct CallsAcrossEdgesTests {
     /// registration there is refused with 70109, and the edge exits once the call ended.
     @Test func aDrainingEdgeKeepsItsCallUntilItEndsAndTakesNoNewSession() async throws {
         try await Self.withEdges { europe, america in
-            let bob = try await Voice.register(options: RegistrationOptions(
-                accessToken: try await america.callToken(identity: "bob"), edgeURL: america.signalingURL))
-            let invites = bob.events()
-            #expect(try await Self.waitForRegistrations(1, on: europe))
+            let (bob, invites) = try await Self.registerBob(on: america, routableFrom: europe)
             let caller = try await CallHarness(edge: europe).connect(to: "client:bob")
             let callee = try #require(await next(invites)?.invite).accept()
             #expect(await caller.wait(for: .connected))
@@ -181,6 +183,7 @@ struct CallsAcrossEdgesTests {
             }
             #expect(error?.code == .edgeDraining)
             #expect(await eventually(within: .seconds(30)) { !america.isRunning })
+            await bob.unregister()
         }
     }
 
