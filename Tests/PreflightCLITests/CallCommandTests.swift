@@ -153,49 +153,6 @@ import Testing
         }
     }
 
-    /// `listen` on one edge answers a call that `call` places on another: two `serve`
-    /// processes sharing a PostgreSQL database with `--route-across-edges`.
-    @Test(.loadsTheMachine, .enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
-    func listenOnOneEdgeAnswersACallPlacedOnAnother() async throws {
-        let database = try await PostgresTestDatabase.create()
-        try await withBlockingCleanup({ database.drop() }) {
-            func start(_ name: String) async throws -> EdgeProcess {
-                try await EdgeProcess.start(
-                    executable: Self.executable,
-                    arguments: ["--log-level", "error", "--database", database.url, "--edge-name", name, "--route-across-edges"])
-            }
-            let europe = try await start("europe")
-            defer { europe.kill() }
-            let america = try await start("america")
-            defer { america.kill() }
-            let listen = try #require(
-                try PreflightCommand.parseAsRoot([
-                    "listen", "--edge-url", america.signalingURL, "--token", try await america.callToken(identity: "bob"), "--identity", "bob",
-                    "--calls", "1",
-                ]) as? ListenCommand)
-            let (lines, linesContinuation) = AsyncStream<String>.makeStream()
-            let (stop, _) = AsyncStream<Void>.makeStream()
-            let listening = Task { await listen.listen(stop: stop, progress: { _ in }, output: { linesContinuation.yield($0) }) }
-            for await line in lines where line.hasPrefix("registered as client:bob") { break }
-            // The registration reaches the other edge within its announcement (or the 2 s reload).
-            var outcomes: CallOutcomes?
-            for _ in 0..<50 {
-                let (attempt, _, _) = try await Self.call([
-                    "--to", "client:bob", "--edge-url", europe.signalingURL, "--token",
-                    try await europe.callToken(identity: "alice", answerOnBridge: true, incomingAllow: false), "--duration", "1", "--json",
-                ])
-                outcomes = attempt
-                if attempt.error?.code != .calleeUnavailable { break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            let result = await listening.value
-            #expect(outcomes?.error == nil)
-            #expect(outcomes?.caller.states == Self.connectedStates)
-            #expect(result.outcomes.first?.states == Self.connectedStates)
-            #expect(result.outcomes.first?.callSid == outcomes?.caller.callSid)
-        }
-    }
-
     /// The `preflight` executable that `swift test` builds beside the test bundle.
     static var executable: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("preflight")
@@ -217,4 +174,53 @@ import Testing
         #expect(result.latencies.allSatisfy { $0 >= 0 && $0 < 1000 })
         #expect(result.description.contains("2 of 2 connected, 2 held to the end"))
     }
+}
+
+/// `preflight listen` and `call` on two edges that share a database. Apart from
+/// ``CallCommandTests`` (real-time): two edges load the machine, so this runs while no real-time
+/// test does, and a test may not hold a real-time share while it waits for the whole gate.
+@Suite(.loadsTheMachine) struct CallCommandAcrossEdgesTests {
+    /// `listen` on one edge answers a call that `call` places on another: two `serve`
+    /// processes sharing a PostgreSQL database with `--route-across-edges`.
+    @Test(.enabled(if: PostgresTestDatabase.canRun, Comment(rawValue: PostgresTestDatabase.skipReason)))
+    func listenOnOneEdgeAnswersACallPlacedOnAnother() async throws {
+        let database = try await PostgresTestDatabase.create()
+        try await withBlockingCleanup({ database.drop() }) {
+            func start(_ name: String) async throws -> EdgeProcess {
+                try await EdgeProcess.start(
+                    executable: CallCommandTests.executable,
+                    arguments: ["--log-level", "error", "--database", database.url, "--edge-name", name, "--route-across-edges"])
+            }
+            let europe = try await start("europe")
+            defer { europe.kill() }
+            let america = try await start("america")
+            defer { america.kill() }
+            let listen = try #require(
+                try PreflightCommand.parseAsRoot([
+                    "listen", "--edge-url", america.signalingURL, "--token", try await america.callToken(identity: "bob"), "--identity", "bob",
+                    "--calls", "1",
+                ]) as? ListenCommand)
+            let (lines, linesContinuation) = AsyncStream<String>.makeStream()
+            let (stop, _) = AsyncStream<Void>.makeStream()
+            let listening = Task { await listen.listen(stop: stop, progress: { _ in }, output: { linesContinuation.yield($0) }) }
+            for await line in lines where line.hasPrefix("registered as client:bob") { break }
+            // The registration reaches the other edge within its announcement (or the 2 s reload).
+            var outcomes: CallOutcomes?
+            for _ in 0..<50 {
+                let (attempt, _, _) = try await CallCommandTests.call([
+                    "--to", "client:bob", "--edge-url", europe.signalingURL, "--token",
+                    try await europe.callToken(identity: "alice", answerOnBridge: true, incomingAllow: false), "--duration", "1", "--json",
+                ])
+                outcomes = attempt
+                if attempt.error?.code != .calleeUnavailable { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let result = await listening.value
+            #expect(outcomes?.error == nil)
+            #expect(outcomes?.caller.states == CallCommandTests.connectedStates)
+            #expect(result.outcomes.first?.states == CallCommandTests.connectedStates)
+            #expect(result.outcomes.first?.callSid == outcomes?.caller.callSid)
+        }
+    }
+
 }
