@@ -33,6 +33,7 @@ public final class PostgresClusterBus: Sendable {
     static let deadAfter: Int64 = 6_000
     /// The longest notification payload PostgreSQL takes is 8,000 bytes; longer go by mailbox.
     static let maximumNotificationBytes = 7_900
+    /// The channel every edge listens on: registrations and unregistrations.
     public static let broadcastChannel = "preflight_all"
 
     init(location: StoreLocation.PostgresLocation, cluster: EdgeCluster, router: CallRouter, logger: Logger) {

@@ -61,7 +61,7 @@ extension MediaService {
         }
     }
 
-    /// What the trunk legs carried and refused.
+    /// Trunk legs open now (calls whose other party is on another edge).
     public var trunkLegCount: Int { state.withLock { $0.trunkRoutes.values.reduce(0) { $0 + $1.count } } }
 
     /// A datagram from an address that is a trunk peer: the call's leg is found by SSRC and the
