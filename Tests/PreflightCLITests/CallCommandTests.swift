@@ -223,4 +223,45 @@ import Testing
         }
     }
 
+    /// An edge that drains ends `listen`'s registration with 70109: `listen` registers again on
+    /// its `--fallback-edge-url` (the draining edge refuses it), where a call then reaches it.
+    @Test func listenRegistersAgainOnItsFallbackWhenItsEdgeDrains() async throws {
+        let draining = try await EdgeProcess.start(
+            executable: CallCommandTests.executable, arguments: ["--log-level", "error", "--drain-limit", "5"])
+        defer { draining.kill() }
+        // The fallback trusts the same API key, so that one token registers on either.
+        let fallback = try await EdgeProcess.start(
+            executable: CallCommandTests.executable, arguments: ["--log-level", "error", "--api-secret", draining.secret])
+        defer { fallback.kill() }
+        let listen = try #require(
+            try PreflightCommand.parseAsRoot([
+                "listen", "--edge-url", draining.signalingURL, "--fallback-edge-url", fallback.signalingURL,
+                "--token", try await draining.callToken(identity: "bob"), "--identity", "bob", "--calls", "1", "--json",
+            ]) as? ListenCommand)
+        let (lines, linesContinuation) = AsyncStream<String>.makeStream()
+        let (stop, _) = AsyncStream<Void>.makeStream()
+        let listening = Task {
+            let result = await listen.listen(stop: stop, progress: { _ in }, output: { linesContinuation.yield($0) })
+            linesContinuation.finish()
+            return result
+        }
+        var events: [[String: Any]] = []
+        for await line in lines {
+            let event = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            events.append(event)
+            if event["event"] as? String == "registered", event["edge"] as? String == draining.signalingURL { draining.terminate() }
+            if event["event"] as? String == "registered", event["edge"] as? String == fallback.signalingURL { break }
+        }
+        let kinds = events.compactMap { $0["event"] as? String }
+        try #require(kinds == ["registered", "unregistered", "registered"], "\(events)")
+        #expect((events[1]["error"] as? [String: Any])?["code"] as? Int == 70109)
+        let (outcomes, _, _) = try await CallCommandTests.call([
+            "--to", "client:bob", "--edge-url", fallback.signalingURL, "--token",
+            try await draining.callToken(identity: "alice", answerOnBridge: true, incomingAllow: false), "--duration", "1", "--json",
+        ])
+        let result = await listening.value
+        #expect(outcomes.error == nil)
+        #expect(result.error == nil)
+        #expect(result.outcomes.first?.callSid == outcomes.caller.callSid)
+    }
 }

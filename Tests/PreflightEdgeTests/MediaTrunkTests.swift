@@ -5,7 +5,7 @@ import Testing
 
 /// The inter-edge trunk of a call between two edges, on two media services without sockets:
 /// hellos until the other edge answers for the call, then each party's media reaches the other
-/// through both edges, authenticated with the call's keys, within the call's budget.
+/// through both edges, authenticated with the call's keys, while the other edge consents.
 @Suite struct MediaTrunkTests {
     typealias Bridge = MediaBridgeTests
     static let europe = try! SocketAddress(ipAddress: "198.18.0.1", port: 3478)
@@ -66,18 +66,56 @@ import Testing
         #expect(america.counters.droppedUndecryptable == 2)
     }
 
-    @Test func anEdgeSendsTheOtherNoMoreForACallThanItGotForIt() throws {
+    /// Both parties speak 50 packets a second over a trunk 20 ms long each way (in virtual
+    /// time): after the hellos, every packet of each reaches the other. (A budget that had each
+    /// direction pay for the other carried one in four here.)
+    @Test func mediaFlowsBothWaysInFullOverALongTrunk() throws {
+        let (europe, america) = try Self.call()
+        // (time, edge, datagram, from): what arrives where, in time order.
+        var queue: [(at: Double, toEurope: Bool, datagram: ByteBuffer, from: SocketAddress)] = []
+        for index in 0..<250 {
+            let sequence = UInt16(index + 1)
+            queue.append((0.02 * Double(index), true, ByteBuffer(bytes: try Bridge.rtp(sequence, ssrc: 7, payload: 0xA0)), Bridge.aliceAddress))
+            queue.append((0.02 * Double(index) + 0.007, false, ByteBuffer(bytes: try Bridge.rtp(sequence, ssrc: 9, payload: 0xB0)), Bridge.bobAddress))
+        }
+        var heardByAlice = 0
+        var heardByBob = 0
+        while !queue.isEmpty {
+            let next = queue.indices.min { queue[$0].at < queue[$1].at }!
+            let arrival = queue.remove(at: next)
+            let edge = arrival.toEurope ? europe : america
+            guard let (datagram, destination) = edge.route(arrival.datagram, from: arrival.from, at: arrival.at) else { continue }
+            if destination == Bridge.aliceAddress { heardByAlice += 1 }
+            else if destination == Bridge.bobAddress { heardByBob += 1 }
+            else { queue.append((arrival.at + 0.02, !arrival.toEurope, datagram, arrival.toEurope ? Self.europe : Self.america)) }
+        }
+        // Before the other edge answered: a hello in place of a packet, the packets between
+        // hellos (100 ms apart) dropped.
+        let hellos = europe.counters.trunkHellosSent + america.counters.trunkHellosSent
+        let beforeTheAnswer = europe.counters.droppedUnbridged + america.counters.droppedUnbridged
+        #expect(hellos >= 1 && hellos + beforeTheAnswer <= 6, "\(hellos) hellos, \(beforeTheAnswer) dropped")
+        #expect(heardByBob + heardByAlice + hellos + beforeTheAnswer == 500, "alice heard \(heardByAlice), bob \(heardByBob)")
+        #expect(heardByAlice >= 247 && heardByBob >= 247)
+        #expect(europe.counters.droppedOverBudget == 0 && america.counters.droppedOverBudget == 0)
+    }
+
+    /// The peer's consent lasts 30 s after its last authenticated packet of the call: then
+    /// nothing more goes to it, however much the local party sends.
+    @Test func anEdgeStopsSendingToAPeerThatFellSilent() throws {
         let (europe, america) = try Self.call()
         let (hello, _) = try #require(europe.route(ByteBuffer(bytes: try Bridge.rtp(1, ssrc: 7)), from: Bridge.aliceAddress, at: 0))
         _ = america.route(hello, from: Self.europe, at: 0.01)
-        // One hello as long as a packet buys america one packet of bob's, not ten.
-        var sent = 0
-        for sequence in 1...10 {
-            let bobs = ByteBuffer(bytes: try Bridge.rtp(UInt16(sequence), ssrc: 9))
-            if america.route(bobs, from: Bridge.bobAddress, at: 0.02 * Double(sequence)) != nil { sent += 1 }
+        let (bobs, _) = try #require(america.route(ByteBuffer(bytes: try Bridge.rtp(1, ssrc: 9)), from: Bridge.bobAddress, at: 0.02))
+        _ = europe.route(bobs, from: Self.america, at: 0.03)
+        // america says nothing more; alice goes on speaking.
+        var sent: [Double] = []
+        for index in 2...1700 {
+            let at = 0.02 * Double(index)
+            if europe.route(ByteBuffer(bytes: try Bridge.rtp(UInt16(index), ssrc: 7)), from: Bridge.aliceAddress, at: at) != nil { sent.append(at) }
         }
-        #expect(sent == 1)
-        #expect(america.counters.droppedOverBudget == 9)
+        #expect(sent.count == 1500, "\(sent.count) sent")
+        #expect((sent.last ?? 0) <= 30.03)
+        #expect(europe.counters.droppedOverBudget == 1699 - 1500)
     }
 
     @Test func hellosToAnEdgeThatNeverAnswersStopAtTheirLimit() throws {

@@ -22,6 +22,8 @@ public final class Call: Sendable {
     /// Silent frames while muted or on hold: flipped here, read by the audio source.
     let audio = CallAudioSource.Switch()
     let handle: RunHandle<CallEvent, Void, State>
+    /// Over once the call's run is: the edge told of the hangup, media and ICE closed.
+    let teardown = Teardown()
 
     struct State {
         var from: String?
@@ -136,11 +138,45 @@ public final class Call: Sendable {
         handle.events()
     }
 
-    /// Waits for the end of the call.
+    /// Waits for the end of the call, and for the edge to be told (its hangup sent, media and
+    /// ICE closed): a program may exit once it returns. The state and ``events()`` say
+    /// `disconnected` as soon as the call ends.
     /// - Throws: the ``PreflightError`` it ended with (``CallEvent/failedToConnect(_:)`` or
     ///   ``CallEvent/disconnected(_:)`` with an error); returns when a party hung up normally.
     public func result() async throws(PreflightError) {
-        try await handle.result()
+        let outcome: Result<Void, PreflightError>
+        do {
+            try await handle.result()
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        await teardown.wait()
+        try outcome.get()
+    }
+
+    /// Set once: waiters resume when the call's run is over.
+    final class Teardown: Sendable {
+        private let state = Mutex<(over: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func finish() {
+            let waiters = state.withLock { state in
+                state.over = true
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+
+        func wait() async {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let over = state.withLock { state in
+                    if !state.over { state.waiters.append(waiter) }
+                    return state.over
+                }
+                if over { waiter.resume() }
+            }
+        }
     }
 
     /// Adapts the message events to `delegate` (one subscriber among any others), its callbacks

@@ -43,6 +43,7 @@ public final class CallInvite: Sendable {
             call.apply(.failed(PreflightError(
                 code: .generalCallError, message: "call invite \(callSid) was already accepted, rejected or cancelled")))
             inputs.finish()
+            call.teardown.finish()
             return call
         }
         call.handle.start { [self] in

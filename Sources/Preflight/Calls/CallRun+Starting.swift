@@ -9,6 +9,8 @@ extension CallRun {
     /// Places `call`: signs in on its own signaling connection (which resumes itself when lost),
     /// gathers, invites, and runs the call until it ends.
     static func place(_ call: Call, options: ConnectOptions, stream: AsyncStream<Input>, inputs: AsyncStream<Input>.Continuation) async {
+        // Also on the paths that never reach `finish()`.
+        defer { call.teardown.finish() }
         let startTime = nowMilliseconds()
         let origin = ContinuousClock.now
         let ice: ICEAgentDriver
@@ -56,6 +58,8 @@ extension CallRun {
             run.networks = RunNetworks(edgeOnLoopback: HostInterfaces.isLoopback(url: options.edgeURL))
             await run.loop(stream, group: &group)
             await run.finish()
+            // The edge was told: the call's result is in (the connection closes meanwhile).
+            call.teardown.finish()
             await signaling.close()
             inputs.finish()
             group.cancelAll()
@@ -68,6 +72,8 @@ extension CallRun {
         _ call: Call, invite: CallInvite, registration: Registration, options: AcceptOptions, stream: AsyncStream<Input>,
         inputs: AsyncStream<Input>.Continuation
     ) async {
+        // Also on the paths that never reach `finish()`.
+        defer { call.teardown.finish() }
         let startTime = nowMilliseconds()
         let origin = ContinuousClock.now
         let ice: ICEAgentDriver
@@ -100,6 +106,7 @@ extension CallRun {
             ice.gather(servers: registration.welcome.iceServers + options.callOptions.iceServers)
             await run.loop(stream, group: &group)
             await run.finish()
+            call.teardown.finish()
             registration.unroute(callSid: invite.callSid)
             inputs.finish()
             group.cancelAll()

@@ -17,7 +17,7 @@ struct PreCallDiagnosisRun {
         callOptions.endsWithoutNetwork = true
         let call = Voice.connect(
             options: ConnectOptions(
-                accessToken: options.accessToken, edgeURL: options.edgeURL, params: params,
+                accessToken: options.accessToken, edgeURL: registration.edgeURL, params: params,
                 edgeTrustedCertificatesFile: options.edgeTrustedCertificatesFile, signalingTimeout: options.signalingTimeout,
                 signalingResumeTimeout: options.signalingResumeTimeout, callOptions: callOptions),
             logger: registration.logger)
@@ -64,7 +64,7 @@ struct PreCallDiagnosisRun {
         await uploadReport(
             diagnosis, kind: .preCallDiagnosis,
             options: ReportUploadOptions(
-                enabled: options.uploadsReport, edgeURL: options.edgeURL, accessToken: options.accessToken,
+                enabled: options.uploadsReport, edgeURL: registration.edgeURL, accessToken: options.accessToken,
                 trustedCertificatesFile: options.edgeTrustedCertificatesFile, signalingTimeout: options.signalingTimeout),
             logger: registration.logger)
         return .completed(diagnosis)

@@ -12,6 +12,9 @@ import Synchronization
 public final class Registration: Sendable {
     /// The identity calls ring for.
     public let identity: String
+    /// The edge it registered on: ``RegistrationOptions/edgeURL`` or one of its
+    /// ``RegistrationOptions/fallbackEdgeURLs``.
+    public let edgeURL: String
     /// What the registration was opened with (a pre-call diagnosis places its call with them).
     let options: RegistrationOptions
     let signaling: SignalingClient
@@ -36,21 +39,47 @@ public final class Registration: Sendable {
     }
 
     private init(
-        identity: String, options: RegistrationOptions, signaling: SignalingClient, welcome: SignalingMessage.Welcome, logger: Logger
+        identity: String, edgeURL: String, options: RegistrationOptions, signaling: SignalingClient, welcome: SignalingMessage.Welcome,
+        logger: Logger
     ) {
         self.identity = identity
+        self.edgeURL = edgeURL
         self.options = options
         self.signaling = signaling
         self.welcome = welcome
         self.logger = logger
     }
 
+    /// Errors on which a registration tries the next edge: the edge, not the token, failed.
+    static let errorsTryingAnotherEdge: Set<PreflightError.Code> = [
+        .signalingConnectionError, .signalingDisconnected, .signalingTimeout, .edgeAtCapacity, .edgeDraining,
+    ]
+
+    /// Registers on ``RegistrationOptions/edgeURL``, or on the first of its fallbacks that takes
+    /// the registration when the edge failed (``errorsTryingAnotherEdge``); throws the last
+    /// edge's error.
     static func open(
         options: RegistrationOptions, delegate: (any NotificationDelegate)?, logger: Logger
     ) async throws(PreflightError) -> Registration {
+        let edges = [options.edgeURL] + options.fallbackEdgeURLs
+        var index = 0
+        while true {
+            do {
+                return try await open(edgeURL: edges[index], options: options, delegate: delegate, logger: logger)
+            } catch {
+                index += 1
+                guard index < edges.count, errorsTryingAnotherEdge.contains(error.code) else { throw error }
+                logger.info("registration: trying the next edge", metadata: ["failed": "\(edges[index - 1])", "error": "\(error.code.rawValue)"])
+            }
+        }
+    }
+
+    private static func open(
+        edgeURL: String, options: RegistrationOptions, delegate: (any NotificationDelegate)?, logger: Logger
+    ) async throws(PreflightError) -> Registration {
         let signaling = SignalingClient(
             configuration: SignalingClientConfiguration(
-                url: options.edgeURL, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
+                url: edgeURL, accessToken: options.accessToken, trustedCertificatesFile: options.edgeTrustedCertificatesFile,
                 timeout: options.signalingTimeout, resumesSession: true, resumeTimeout: options.signalingResumeTimeout),
             logger: logger)
         let runner = Task { await signaling.run() }
@@ -64,7 +93,8 @@ public final class Registration: Sendable {
             runner.cancel()
             throw error
         }
-        let registration = Registration(identity: identity, options: options, signaling: signaling, welcome: welcome, logger: logger)
+        let registration = Registration(
+            identity: identity, edgeURL: edgeURL, options: options, signaling: signaling, welcome: welcome, logger: logger)
         registration.attach(delegate, on: options.delegateQueue)
         let dispatcher = Task { await registration.dispatch() }
         registration.storage.withLock { $0.tasks = [runner, dispatcher] }

@@ -18,6 +18,15 @@ public struct RegistrationOptions: Sendable {
     /// How long a lost connection is retried while a call accepted on it is up; 10 s by default.
     public var signalingResumeTimeout: Duration
 
+    /// Edges to register on, in order, when ``edgeURL`` cannot take the registration: it cannot
+    /// be reached or answers nothing in time (53000, 53001, 53002), is at capacity (70101) or
+    /// drains before it stops (70109). Errors every edge would give (a token refused, 20101…)
+    /// try no other. Empty by default. Edges that share a database route calls to a device on
+    /// any of them (docs/protocol.md, "Between edges"); a registration ended by 70109 is made
+    /// again with the same options, and the draining edge then refuses it. Not a constructor
+    /// argument: set it on the value.
+    public var fallbackEdgeURLs: [String] = []
+
     /// The clock of the registration's pre-call diagnosis: its call's timers and when it hangs
     /// up. ``RunClock/continuous`` by default; a test gives it a virtual clock
     /// (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.

@@ -18,7 +18,10 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
             invite is accepted, one call at a time (an invite that rings during a call is rejected); \
             with --answer reject each is rejected. Runs until SIGINT or SIGTERM, or with --calls N \
             until N invites were handled to their end (a call ended, an invite rejected or cancelled). \
-            An edge is required: one started by this command would have no callers.
+            An edge is required: one started by this command would have no callers. When the edge \
+            ends the registration (it drains before it stops, 70109, or the connection is lost), \
+            listen registers again, on --edge-url or the first --fallback-edge-url that takes it, \
+            trying each second for up to 60 s; a call up on the old registration goes on to its end.
             """
     )
 
@@ -38,6 +41,10 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
     /// The identity expected to register.
     @Option(help: "The identity the token registers (checked against the edge's answer; default: whichever the token names).")
     public var identity: String?
+
+    /// Edges to register on when --edge-url cannot take the registration.
+    @Option(name: .customLong("fallback-edge-url"), help: "An edge to register on when --edge-url cannot (unreachable, at capacity, draining); repeat for more, tried in order.")
+    public var fallbackEdgeURLs: [String] = []
 
     /// How invites are answered.
     @Option(help: "auto (accept each invite, one call at a time) or reject.")
@@ -69,6 +76,10 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
         }
         if let identity, identity.isEmpty { throw ValidationError("--identity must not be empty") }
         if let calls, !(1...100_000).contains(calls) { throw ValidationError("--calls must be 1 to 100000, got \(calls)") }
+        if fallbackEdgeURLs.count > 16 { throw ValidationError("at most 16 --fallback-edge-url, got \(fallbackEdgeURLs.count)") }
+        for url in fallbackEdgeURLs where !(url.hasPrefix("ws://") || url.hasPrefix("wss://")) {
+            throw ValidationError("--fallback-edge-url must be a ws:// or wss:// URL, got \(url)")
+        }
     }
 
     /// Registers and handles invites until a signal, `--calls` or the end of the registration.
@@ -109,12 +120,13 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
         stop: AsyncStream<Void>, progress: @escaping @Sendable (String) -> Void, output: @escaping @Sendable (String) -> Void
     ) async -> Result {
         var result = Result(outcomes: [], rejected: [], cancelled: [])
-        let registration: Registration
-        let edgeURL = connection.edgeURL ?? ""
+        var options = RegistrationOptions(
+            accessToken: connection.token ?? "", edgeURL: connection.edgeURL ?? "", edgeTrustedCertificatesFile: connection.edgeCAFile,
+            signalingTimeout: connection.timeout)
+        options.fallbackEdgeURLs = fallbackEdgeURLs
+        var registration: Registration
         do {
-            registration = try await Voice.register(options: RegistrationOptions(
-                accessToken: connection.token ?? "", edgeURL: edgeURL, edgeTrustedCertificatesFile: connection.edgeCAFile,
-                signalingTimeout: connection.timeout))
+            registration = try await Voice.register(options: options)
         } catch {
             result.error = error
             return result
@@ -125,13 +137,17 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                 code: .invalidArgument, message: "listen: the token registers \(registration.identity), not --identity \(identity)")
             return result
         }
-        emit(output, ListenEvent(event: "registered", identity: registration.identity), text: "registered as client:\(registration.identity) on \(edgeURL)")
+        emit(output, ListenEvent(event: "registered", identity: registration.identity, edge: registration.edgeURL),
+             text: "registered as client:\(registration.identity) on \(registration.edgeURL)")
         let (inputs, continuation) = AsyncStream<ListenInput>.makeStream()
-        let events = registration.events()
-        let feeders = [
-            Task { for await event in events { continuation.yield(.registration(event)) } },
-            Task { for await _ in stop { continuation.yield(.stop) } },
-        ]
+        func follow(_ registration: Registration) -> Task<Void, Never> {
+            let events = registration.events()
+            return Task { for await event in events { continuation.yield(.registration(event)) } }
+        }
+        var feeders = [follow(registration), Task { for await _ in stop { continuation.yield(.stop) } }]
+        // Registrations the edge ended, unregistered once their call (if any) ended.
+        var earlier: [Registration] = []
+        var reregistering: Task<Swift.Result<Registration, PreflightError>, Never>?
         var active: Call?
         var handled = 0
         loop: for await input in inputs {
@@ -176,7 +192,25 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
             case .registration(.unregistered(let error)):
                 emit(output, ListenEvent(event: "unregistered", error: error.map { ReportError($0) }),
                      text: "unregistered\(error.map { ": error \($0.code.rawValue): \($0.message)" } ?? "")")
-                result.error = error
+                guard let error, Self.errorsRegisteringAgain.contains(error.code) else {
+                    result.error = error
+                    break loop
+                }
+                // Registered again in the background: a signal still stops listen meanwhile.
+                reregistering = Task {
+                    let outcome = await registerAgain(options)
+                    continuation.yield(.registeredAgain(outcome))
+                    return outcome
+                }
+            case .registeredAgain(.success(let again)):
+                reregistering = nil
+                earlier.append(registration)
+                registration = again
+                feeders.append(follow(again))
+                emit(output, ListenEvent(event: "registered", identity: again.identity, edge: again.edgeURL),
+                     text: "registered again as client:\(again.identity) on \(again.edgeURL)")
+            case .registeredAgain(.failure(let failure)):
+                result.error = failure
                 break loop
             case .registration(.preCallDiagnosisStateUpdated):
                 // A diagnosis is started by `preflight diagnose`, not here.
@@ -191,17 +225,44 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                 break loop
             }
         }
+        if let reregistering {
+            reregistering.cancel()
+            if case .success(let late) = await reregistering.value, late !== registration { earlier.append(late) }
+        }
         active?.disconnect()
         if let active { _ = try? await active.result() }
-        await registration.unregister()
+        for registration in earlier + [registration] { await registration.unregister() }
         for feeder in feeders { feeder.cancel() }
         continuation.finish()
         return result
     }
 
+    /// Why an edge ended a registration that listen makes again: the edge, not the token, failed.
+    static let errorsRegisteringAgain: Set<PreflightError.Code> = [
+        .edgeDraining, .signalingDisconnected, .signalingConnectionError, .signalingTimeout, .sessionResumeRefused,
+    ]
+
+    /// Registers with `options` again, each second for up to 60 s while an edge fails; stops when
+    /// cancelled or at an error no other attempt would change (the token's).
+    private func registerAgain(_ options: RegistrationOptions) async -> Swift.Result<Registration, PreflightError> {
+        let deadline = ContinuousClock.now + .seconds(60)
+        var lastError = PreflightError(code: .signalingConnectionError, message: "listen: no edge took the registration again")
+        while ContinuousClock.now < deadline, !Task.isCancelled {
+            do {
+                return .success(try await Voice.register(options: options))
+            } catch {
+                lastError = error
+                guard Self.errorsRegisteringAgain.contains(error.code) else { return .failure(error) }
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+        return .failure(lastError)
+    }
+
     /// What the listening loop reacts to.
     private enum ListenInput: Sendable {
         case registration(RegistrationEvent)
+        case registeredAgain(Swift.Result<Registration, PreflightError>)
         case callEnded(CallOutcome)
         case stop
     }
@@ -215,6 +276,8 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
 struct ListenEvent: Encodable {
     var event: String
     var identity: String?
+    /// The edge registered on (`registered`).
+    var edge: String?
     var callSid: String?
     var from: String?
     var to: String?

@@ -44,6 +44,24 @@ public struct LoadCommand: AsyncParsableCommand {
     @Option(help: "Threads serving the edge's media, each on its own SO_REUSEPORT socket (1-64).")
     public var mediaThreads: Int = 1
 
+    /// Edges already running: the callers'.
+    @Option(name: .customLong("edge-url"), help: ArgumentHelp(
+        "Place the --calls on this running edge instead of one started here (tokens from PREFLIGHT_API_KEY, PREFLIGHT_API_SECRET, PREFLIGHT_ACCOUNT).",
+        discussion: "With --callee-edge-url the callees register on another edge of the same database: calls across edges."))
+    public var edgeURL: String?
+
+    /// The callees' edge (with --edge-url).
+    @Option(name: .customLong("callee-edge-url"), help: "The edge the callees register on (default: --edge-url).")
+    public var calleeEdgeURL: String?
+
+    /// The parties' address (with --edge-url).
+    @Option(help: "The IPv4 address the parties bind and offer as their host candidate (with --edge-url; default 127.0.0.1).")
+    public var address: String = "127.0.0.1"
+
+    /// Running edges whose CPU is measured (with --edge-url).
+    @Option(name: .customLong("edge-pid"), help: "name=pid of an edge process whose CPU time over the media window is printed (with --edge-url); repeat for more.")
+    public var edgePIDs: [String] = []
+
     /// What follows `--`: the generator's own arguments.
     @Argument(parsing: .postTerminator, help: "Arguments for the --generator, after `--`.")
     public var generatorArguments: [String] = []
@@ -66,6 +84,45 @@ public struct LoadCommand: AsyncParsableCommand {
         guard (1...64).contains(mediaThreads) else { throw ValidationError("--media-threads must be 1 to 64, got \(mediaThreads)") }
         if generator != nil, calls != nil { throw ValidationError("--generator runs echo sessions: give --sessions, not --calls") }
         if generator == nil, !generatorArguments.isEmpty { throw ValidationError("arguments after `--` are for a --generator") }
+        if edgeURL == nil, calleeEdgeURL != nil || !edgePIDs.isEmpty || address != "127.0.0.1" {
+            throw ValidationError("--callee-edge-url, --address and --edge-pid go with --edge-url")
+        }
+        if edgeURL != nil, calls == nil { throw ValidationError("--edge-url runs --calls, not --sessions") }
+        for url in [edgeURL, calleeEdgeURL].compactMap({ $0 }) where !(url.hasPrefix("ws://") || url.hasPrefix("wss://")) {
+            throw ValidationError("an edge URL must be ws:// or wss://, got \(url)")
+        }
+        guard TransportAddress(ipv4: address, port: 0) != nil else { throw ValidationError("--address must be an IPv4 address, got \(address)") }
+        guard edgePIDs.count <= 16 else { throw ValidationError("at most 16 --edge-pid, got \(edgePIDs.count)") }
+        _ = try parsedEdgePIDs()
+    }
+
+    /// `--edge-pid name=pid`, each checked.
+    func parsedEdgePIDs() throws -> [(name: String, pid: Int32)] {
+        try edgePIDs.map { text in
+            let parts = text.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 32, let pid = Int32(parts[1]), pid > 0 else {
+                throw ValidationError("--edge-pid must be name=pid (a name of 1-32 characters, a positive pid), got \(text)")
+            }
+            return (String(parts[0]), pid)
+        }
+    }
+
+    /// The running edges of --edge-url, their tokens made with the environment's API key.
+    func runningEdges() async throws -> CallLoadRun.Edges? {
+        guard let edgeURL else { return nil }
+        let environment = ProcessInfo.processInfo.environment
+        guard let secret = environment["PREFLIGHT_API_SECRET"], !secret.isEmpty else {
+            throw ValidationError("--edge-url needs PREFLIGHT_API_SECRET (and PREFLIGHT_API_KEY, PREFLIGHT_ACCOUNT unless the defaults) to make the parties' tokens")
+        }
+        let issuer = try await AccessTokenIssuer(
+            apiKeySID: environment["PREFLIGHT_API_KEY"] ?? LocalEdge.apiKeySID, apiKeySecret: secret,
+            accountSID: environment["PREFLIGHT_ACCOUNT"] ?? LocalEdge.accountSID)
+        return CallLoadRun.Edges(
+            callerURL: edgeURL, calleeURL: calleeEdgeURL ?? edgeURL, address: address,
+            token: { identity, incoming throws(PreflightError) in
+                try await LocalEdge.callToken(issuer: issuer, identity: identity, answerOnBridge: false, incomingAllow: incoming)
+            },
+            processes: try parsedEdgePIDs())
     }
 
     /// Runs the benchmark and prints its figures.
@@ -79,7 +136,9 @@ public struct LoadCommand: AsyncParsableCommand {
                 ).run(progress: progress)
                 if status != 0 { throw ExitCode(status) }
             } else if let calls {
-                print(try await CallLoadRun(calls: calls, duration: .seconds(duration)).run(progress: progress).description)
+                var run = CallLoadRun(calls: calls, duration: .seconds(duration))
+                run.edges = try await runningEdges()
+                print(try await run.run(progress: progress).description)
             } else {
                 print(try await LoadRun(sessions: sessions ?? 100, duration: .seconds(duration)).run(progress: progress).description)
             }

@@ -62,12 +62,15 @@ final class CallLoadParty: Sendable {
 
     /// Binds the ICE driver and signs in with `token`.
     /// - Parameter origin: the run's clock origin, the same for every party.
-    static func signIn(url: String, token: String, origin: ContinuousClock.Instant, logger: Logger) async throws(PreflightError) -> CallLoadParty {
+    /// - Parameter address: the IPv4 address its ICE agent binds and offers.
+    static func signIn(
+        url: String, token: String, address: String = "127.0.0.1", origin: ContinuousClock.Instant, logger: Logger
+    ) async throws(PreflightError) -> CallLoadParty {
         let (events, eventContinuation) = AsyncStream<ICEAgentDriver.Event>.makeStream()
         let store = FigureStore()
         let ice = try await ICEAgentDriver.bind(
             configuration: ICEAgentDriverConfiguration(
-                ipv4Address: "127.0.0.1", bindsIPv6: false, offersLoopback: true),
+                ipv4Address: address, bindsIPv6: false, offersLoopback: address.hasPrefix("127.")),
             origin: origin, logger: logger,
             events: { event in
                 if case .media(let datagram) = event {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import PreflightCore
+import Synchronization
 
 /// Carries ``ClusterMessage``s between the edges that share a PostgreSQL database, and keeps
 /// the registrations table (docs/protocol.md, "Between edges").
@@ -23,6 +24,10 @@ public final class PostgresClusterBus: Sendable {
     let router: CallRouter
     let client: PostgresClient
     let logger: Logger
+    /// Yields once: `nil` when this edge listens and its sending connection is up, else why not.
+    private let readiness: (stream: AsyncStream<(any Error)?>, continuation: AsyncStream<(any Error)?>.Continuation)
+    /// The parts still to come up before ``waitUntilReady()`` returns: listening and sending.
+    private let partsComing = Mutex<Set<String>>(["listening", "sending"])
 
     /// How often this edge beats, refreshes its registrations and reloads the others'.
     static let beatInterval: Duration = .seconds(2)
@@ -51,6 +56,7 @@ public final class PostgresClusterBus: Sendable {
         configuration.options.maximumConnections = 4
         configuration.options.additionalStartupParameters = [("statement_timeout", "5000")]
         client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        readiness = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.cluster = cluster
         self.router = router
         self.logger = logger
@@ -77,12 +83,44 @@ public final class PostgresClusterBus: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.client.run() }
             defer { group.cancelAll() }
-            try await prepare()
+            do {
+                try await prepare()
+            } catch {
+                readiness.continuation.yield(error)
+                throw error
+            }
             group.addTask { await self.keepRunning("listening") { try await self.listen() } }
             group.addTask { await self.keepRunning("sending") { try await self.sendQueued() } }
             group.addTask { await self.keepRunning("beating") { try await self.beat() } }
             try await group.next()
         }
+    }
+
+    /// Returns once this edge listens for the others' messages (their registrations loaded) and
+    /// can send its own, so that nothing it announces waits for a connection; throws what stopped
+    /// ``run()`` before that, or after `limit`. One caller: the edge, before it serves.
+    func waitUntilReady(limit: Duration = .seconds(15)) async throws {
+        let readiness = readiness.stream
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await error in readiness {
+                    if let error { throw error }
+                    return
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw PreflightError(code: .storeUnavailable, message: "no connection to listen and send on within \(limit)")
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
+    /// `part` is up (again, after a reconnection: nothing changes); the last makes the bus ready.
+    private func partCameUp(_ part: String) {
+        let last = partsComing.withLock { parts in parts.remove(part) != nil && parts.isEmpty }
+        if last { readiness.continuation.yield(nil) }
     }
 
     private func keepRunning(_ what: String, _ body: @Sendable () async throws -> Void) async {
@@ -123,6 +161,7 @@ public final class PostgresClusterBus: Sendable {
                 try await connection.listen(on: Self.broadcastChannel) { all in
                     // Registrations announced before the listening began are in the table.
                     try await reload(connection)
+                    partCameUp("listening")
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask { for try await notification in own { await self.received(notification.payload) } }
                         group.addTask { for try await notification in all { await self.received(notification.payload) } }
@@ -161,6 +200,7 @@ public final class PostgresClusterBus: Sendable {
     /// Sends what the cluster queued, in order, on one connection.
     private func sendQueued() async throws {
         try await client.withConnection { connection in
+            partCameUp("sending")
             for await _ in cluster.outgoingReady {
                 for message in cluster.takeOutgoing() {
                     try await send(message, on: connection)

@@ -47,10 +47,15 @@ extension MediaService {
                 state.sessions[partner.ufrag] = other
                 return hello
             }
-            guard case (let packet, var leg)? = encode(bytes, header: header, for: other, partner: partner, at: now),
-                leg.trunk?.budget.spend(bytes: packet.count) == true, let peer = leg.trunk?.peer
-            else {
+            // One datagram for the party's one, while the peer edge consents.
+            guard other.trunk?.consents(at: now) == true else {
                 state.counters.droppedOverBudget += 1
+                return .drop
+            }
+            guard case (let packet, let leg)? = encode(bytes, header: header, for: other, partner: partner, at: now),
+                let peer = leg.trunk?.peer
+            else {
+                state.counters.droppedMalformed += 1
                 return .drop
             }
             state.sessions[partner.ufrag] = leg

@@ -104,7 +104,7 @@ extension MediaService {
                     return .drop
                 }
             } else if let routes = state.trunkRoutes[source.key] {
-                // Another edge's trunk: each call's datagrams are paid by that call's budget.
+                // Another edge's trunk: each datagram finds its call by SSRC and proves it by key.
                 return trunkInbound(datagram, kind: kind, routes: routes, state: &state, at: now) ?? {
                     state.counters.droppedUnverified += 1
                     return .drop

@@ -8,11 +8,20 @@ import Synchronization
 /// and the call's own SSRCs, so that one address carries many calls and each datagram finds its
 /// call by SSRC and proves it with its key.
 ///
-/// The send-budget rule holds per call: the edge sends the peer edge, for a call, no more than
-/// the peer sent it for that call (``SendBudget``). Until the peer's first authenticated packet
-/// of the call has come, the trunk leg sends only hellos (an empty SRTCP receiver report),
-/// each in place of a packet of the local party's media, at most one every 100 ms and
-/// ``TrunkLink/maximumUnansweredHellos`` in all.
+/// What the edge sends the peer edge for a call is what was sent to it for that call: one
+/// datagram per datagram of the local party's media (a verified client, within its own send
+/// budget), re-protected under the call's key, and only while the peer consents:
+/// - Until the peer's first authenticated packet of the call has come, the trunk leg sends only
+///   hellos (an application-defined SRTCP packet), each in place of a packet of the local
+///   party's media, at most one every 100 ms and ``TrunkLink/maximumUnansweredHellos`` in all.
+/// - Then it forwards while the peer's authenticated packets of the call keep coming: consent
+///   lapses ``TrunkLink/consentTimeout`` after the last one (RFC 7675's 30 s), and the leg
+///   sends nothing more.
+///
+/// Not a byte-for-byte budget against what the peer sent back: the two directions of a call
+/// would then pay for each other, the credits in flight bounded by the hellos and worn down by
+/// every packet lost, and a trunk 40 ms long would carry one packet in four (measured,
+/// docs/lab.md).
 extension MediaService {
     /// A trunk leg's link to its peer edge.
     struct TrunkLink {
@@ -20,9 +29,10 @@ extension MediaService {
         let peerKey: SourceKey
         /// The SSRC of what the peer edge sends for this call.
         let receiveSSRC: UInt32
-        var budget = SendBudget()
         /// The peer's first authenticated packet of this call came.
         var isVerified = false
+        /// When the peer's last authenticated packet of this call came, seconds.
+        var lastAuthenticated: Double = 0
         var hellosSent = 0
         var lastHello: Double = -1
 
@@ -30,6 +40,13 @@ extension MediaService {
         static let maximumUnansweredHellos = 50
         /// Hellos at most this often, seconds.
         static let helloInterval = 0.1
+        /// How long the peer's consent lasts after its last authenticated packet, seconds.
+        static let consentTimeout = 30.0
+
+        /// Whether the leg may send the peer media at `now`: it answered, and recently.
+        func consents(at now: Double) -> Bool {
+            isVerified && now - lastAuthenticated <= Self.consentTimeout
+        }
     }
 
     /// Opens the trunk leg `ufrag` of a call to `peer` (the other edge's media address): its
@@ -84,7 +101,7 @@ extension MediaService {
             return .drop
         }
         trunk.isVerified = true
-        trunk.budget.receive(bytes: datagram.readableBytes)
+        trunk.lastAuthenticated = now
         session.srtpIn = context
         session.trunk = trunk
         state.sessions[ufrag] = session
@@ -99,9 +116,9 @@ extension MediaService {
     /// A hello on the trunk leg `other`, in place of a packet of the local party's media, while
     /// the peer has not answered: at most one every ``TrunkLink/helloInterval``, and
     /// ``TrunkLink/maximumUnansweredHellos`` in all; otherwise nothing.
-    /// The hello is as long as the packet it stands for (`size` bytes before protection): the
-    /// peer may then send a packet of its party's media for each hello it got (its budget for
-    /// the call is what this edge sent it), so media starts both ways with the first hello.
+    /// The hello is as long as the packet it stands for (`size` bytes before protection), so
+    /// that the path carries what the call will; the first one that reaches the peer starts
+    /// the peer's media to this edge.
     func trunkHello(leg other: inout Session, size: Int, state: inout State, at now: Double) -> MediaOutcome {
         guard var trunk = other.trunk, trunk.hellosSent < TrunkLink.maximumUnansweredHellos,
             now - trunk.lastHello >= TrunkLink.helloInterval, var context = other.srtpOut

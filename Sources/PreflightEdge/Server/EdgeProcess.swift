@@ -139,6 +139,12 @@ public struct EdgeProcess: Sendable {
 
     /// The process's user + system CPU seconds from /proc/<pid>/stat (Linux); `nil` elsewhere.
     public func cpuSeconds() -> Double? {
+        Self.cpuSeconds(pid: pid)
+    }
+
+    /// Process `pid`'s user + system CPU seconds from /proc/<pid>/stat (Linux); `nil` elsewhere
+    /// or when it is gone.
+    public static func cpuSeconds(pid: Int32) -> Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return nil }

@@ -219,6 +219,17 @@ public final class EdgeServer: Sendable {
                 users.addTask { await self.housekeeping() }
                 if let clusterBus { users.addTask { try await clusterBus.run() } }
                 defer { users.cancelAll() }
+                // Registrations made once the edge serves are announced at once, not after the
+                // bus's connections come up (hundreds of ms at a distant database).
+                if let clusterBus {
+                    do {
+                        try await clusterBus.waitUntilReady()
+                    } catch {
+                        let failure = PreflightError(code: .storeUnavailable, message: "the edges' message bus did not start: \(error)")
+                        resolveReady(.failure(failure))
+                        throw failure
+                    }
+                }
                 // SIGTERM drains first when the edge has a drain limit (``drain()``); the other
                 // signals stop it at once.
                 let drains = configuration.drainLimit > .zero && gracefulShutdownSignals.contains(.sigterm)

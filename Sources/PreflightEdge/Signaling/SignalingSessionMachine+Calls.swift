@@ -51,6 +51,7 @@ extension SignalingSessionMachine {
 
     /// A client's message.
     mutating func handle(_ message: SignalingMessage, now: Double) {
+        logger.debug("signaling message", metadata: ["type": "\(message.type)", "callSid": "\(phase.callSid ?? "none")"])
         switch (message, phase) {
         case (.resume(let request), .awaitingHello):
             outputs.append(.resumeOther(request))
@@ -85,6 +86,8 @@ extension SignalingSessionMachine {
         case (.hangup(let hangup), _) where party != nil:
             // A call that already ended here (the edge's own hangup crossed the client's), or a
             // hangup of a call still ringing here: a rejection.
+            logger.debug("hangup of a call not up here", metadata: [
+                "callSid": "\(UntrustedText.excerpt(hangup.callSid))", "current": "\(phase.callSid ?? "none")"])
             if offered.remove(hangup.callSid) != nil { environment.calls.reject(callSid: hangup.callSid, by: sessionId) }
         default:
             fail(

@@ -194,6 +194,7 @@ struct SignalingSessionMachine {
             guard case .verifying = phase else { return }
             signIn(result, now: now)
         case .closed(let protocolError):
+            logger.debug("signaling connection closed", metadata: ["phase": "\(phase.awaited)", "callSid": "\(phase.callSid ?? "none")"])
             if case .inCall = phase { park(protocolError: protocolError) } else { end() }
         case .takenOver(let token):
             // Outside a call nothing is resumed: the new connection is refused.

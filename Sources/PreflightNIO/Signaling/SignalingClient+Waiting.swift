@@ -32,7 +32,12 @@ extension SignalingClient {
             let error = info.preflightError
             let claimed = resolve(.resumed, .failure(error)) || resolve(.welcome, .failure(error)) || resolve(.answer, .failure(error))
                 || resolve(.registered, .failure(error))
-            if !claimed { state.withLock { $0.refusal = error } }
+            state.withLock { state in
+                if !claimed { state.refusal = error }
+                // The edge ends the session as it drains: nothing here is left to resume, and
+                // the client goes to another edge at once instead of retrying this one.
+                if info.callSid == nil, error.code == .edgeDraining { state.resume = nil }
+            }
         default:
             break
         }
