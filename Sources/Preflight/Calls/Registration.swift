@@ -149,7 +149,8 @@ public final class Registration: Sendable {
         var sessionError: PreflightError?
         for await event in signaling.events {
             if case .message(.error(let info)) = event, info.callSid == nil {
-                sessionError = PreflightError(code: PreflightError.Code(info.code), message: "edge: \(info.message)")
+                let message = info.message.hasPrefix("edge: ") ? info.message : "edge: \(info.message)"
+                sessionError = PreflightError(code: PreflightError.Code(info.code), message: message)
             }
             switch event {
             case .message(.incoming(let incoming)):

@@ -240,6 +240,11 @@ extension SignalingSessionMachine {
     /// A device that accepted too late, or lost the race: a hangup with 31000; the session goes on.
     mutating func lostCall(_ callSid: String, reason: String, code: PreflightError.Code = .generalCallError) {
         outputs.append(.send(.hangup(.init(callSid: callSid, reason: reason, code: code.rawValue))))
+        if endsAfterCall {
+            // The edge drains: the call this session waited for was its last.
+            fail(Self.drainingError)
+            end()
+        }
     }
 
     /// The callee got the call: its leg opens and it gets its answer.

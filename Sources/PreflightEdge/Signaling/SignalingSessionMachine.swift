@@ -324,6 +324,10 @@ struct SignalingSessionMachine {
         switch phase {
         case .awaitingHello, .verifying:
             endsAfterCall = true
+        case .ready where pendingAccept != nil && !limitReached:
+            // Its accept of another edge's call waits for the caller's edge's decision: the
+            // call may already be up there. It goes on like a call (the decision, or its 5 s).
+            endsAfterCall = true
         case .ready:
             fail(Self.drainingError)
             end()

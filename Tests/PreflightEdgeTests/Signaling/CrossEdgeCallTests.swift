@@ -160,6 +160,50 @@ import Testing
         #expect(!bob.machine.isEnded)
     }
 
+    /// The callee's edge starts draining while bob's accept waits for the caller's edge's
+    /// decision (the call may be up there already): bob's session goes on, takes the call, and
+    /// ends with 70109 when the call does. (Ended at once, it ended alice's call with 31480.)
+    @Test func aDrainingEdgeKeepsAnAcceptWaitingForItsDecision() throws {
+        let edges = Harness.clustered("europe", "america")
+        var bob = Self.device(edges[1], "bob")
+        try Harness.pump(edges)
+        var (alice, callSid) = try Self.call(from: edges[0], to: "bob")
+        try Harness.pump(edges)
+        bob.deliverNotices(now: 1)
+        bob.handle(Self.accept(callSid), now: 2)
+        bob.handle(.draining(limitReached: false), now: 2.01)
+        #expect(!bob.machine.isEnded)
+        try Harness.pump(edges)
+        bob.deliverNotices(now: 2.05)
+        alice.deliverNotices(now: 2.05)
+        #expect(bob.lastAnswer?.callSid == callSid)
+        #expect(alice.lastAnswer?.callSid == callSid)
+        #expect(alice.lastHangup == nil)
+        alice.handle(.message(.hangup(.init(callSid: callSid, reason: "bye"))), now: 4)
+        try Harness.pump(edges)
+        bob.deliverNotices(now: 4)
+        #expect(bob.lastHangup?.reason == "bye")
+        #expect(bob.lastErrorCode == PreflightError.Code.edgeDraining.rawValue)
+        #expect(bob.machine.isEnded)
+    }
+
+    /// Draining, an accept whose decision never comes ends the session with the lost call.
+    @Test func aDrainingEdgeEndsAnAcceptWhoseDecisionIsLost() throws {
+        let edges = Harness.clustered("europe", "america")
+        var bob = Self.device(edges[1], "bob")
+        try Harness.pump(edges)
+        let (_, callSid) = try Self.call(from: edges[0], to: "bob")
+        try Harness.pump(edges)
+        bob.deliverNotices(now: 1)
+        bob.handle(Self.accept(callSid), now: 2)
+        bob.handle(.draining(limitReached: false), now: 2.01)
+        _ = edges[1].cluster?.takeOutgoing()
+        bob.poll(now: 2 + SignalingSessionMachine.acceptDecisionWait)
+        #expect(bob.lastHangup?.code == PreflightError.Code.connectionError.rawValue)
+        #expect(bob.lastErrorCode == PreflightError.Code.edgeDraining.rawValue)
+        #expect(bob.machine.isEnded)
+    }
+
     @Test func anUnregisteredDeviceIsForgottenEverywhere() throws {
         let edges = Harness.clustered("europe", "america")
         var bob = Self.device(edges[1], "bob")
