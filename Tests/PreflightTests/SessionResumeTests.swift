@@ -91,6 +91,39 @@ import Testing
         }
     }
 
+    /// The client is closed while it resumes on a connection that never answers: `run()`
+    /// returns at once, not at the end of the resume window (a failed call's signaling lived
+    /// on for 31 s, its resume handshake waiting on a connection already closed).
+    @Test func closingWhileResumingEndsTheRunAtOnce() async throws {
+        try await LocalEdge.withRunning { edge in
+            let relay = try await TCPRelay.start(targetPort: try #require(URL(string: edge.signalingURL)?.port))
+            let signaling = SignalingClient(
+                configuration: SignalingClientConfiguration(
+                    url: "ws://127.0.0.1:\(relay.port)/signaling", accessToken: try await edge.token(), resumesSession: true,
+                    resumeTimeout: .seconds(600)),
+                logger: Self.logger)
+            let log = EventLog()
+            let ended = Atomic<Bool>(false)
+            let runs = [
+                Task {
+                    await signaling.run()
+                    ended.store(true, ordering: .releasing)
+                },
+                Task { for await event in signaling.events { log.append(event) } },
+            ]
+            defer { for task in runs { task.cancel() } }
+            _ = try await signaling.connect()
+            relay.hold()
+            await relay.cut()
+            // The resume's connection is accepted and hangs.
+            #expect(await eventually { relay.held.load(ordering: .acquiring) > 0 }, "events: \(log.names)")
+            await signaling.close()
+            #expect(await eventually(within: .seconds(120)) { ended.load(ordering: .acquiring) }, "events: \(log.names)")
+            #expect(log.names.last?.hasPrefix("closed") == true, "events: \(log.names)")
+            await relay.stop()
+        }
+    }
+
     // MARK: Helpers
 
     static func client(

@@ -8,6 +8,10 @@ import Synchronization
 final class TCPRelay: Sendable {
     let server: any Channel
     private let connections = Mutex<[any Channel]>([])
+    /// While set, a new connection is accepted and never answered (an edge that hangs).
+    private let holding = Atomic<Bool>(false)
+    /// Connections accepted while holding.
+    let held = Atomic<Int>(0)
 
     /// The port clients connect to.
     var port: Int { server.localAddress?.port ?? 0 }
@@ -21,6 +25,11 @@ final class TCPRelay: Sendable {
         let box = Mutex<TCPRelay?>(nil)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { inbound in
+                if let relay = box.withLock({ $0 }), relay.holding.load(ordering: .acquiring) {
+                    relay.track(inbound)
+                    relay.held.add(1, ordering: .releasing)
+                    return inbound.eventLoop.makeSucceededVoidFuture()
+                }
                 let outbound = ClientBootstrap(group: inbound.eventLoop)
                     .channelInitializer { outbound in
                         outbound.eventLoop.makeCompletedFuture {
@@ -43,6 +52,11 @@ final class TCPRelay: Sendable {
 
     private func track(_ channel: any Channel) {
         connections.withLock { $0.append(channel) }
+    }
+
+    /// From now on, new connections are accepted and never answered.
+    func hold() {
+        holding.store(true, ordering: .releasing)
     }
 
     /// Closes every relayed connection, both sides; new connections are still relayed.

@@ -14,6 +14,10 @@ extension SignalingClient {
             let handshake = resumeDeadline.map { deadline in Task { await self.resume(on: current, until: deadline) } }
             var failure = await pump(current)
             if let handshake {
+                // The connection is over: a handshake still waiting on it (for it to open, or for
+                // `resumed`) has nothing left to wait for. Left alone it waited out the resume
+                // deadline, 31 s after a failed call had closed the client.
+                handshake.cancel()
                 if let refusal = await handshake.value {
                     // The handshake closed the connection: its error is why.
                     failure = refusal

@@ -30,12 +30,15 @@ struct SignalingClientChannel: ClientConnectionChannel {
     let tls: NIOSSLContext?
     let maximumFrameSize: Int
     let closeTimeout: Duration
-    /// Told the upgraded channel, so that its owner can close it (a write that cannot complete).
+    /// Told the channel once it is set up (the same channel carries the WebSocket after the
+    /// upgrade), so that its owner can close it: a write that cannot complete, or a close
+    /// before the edge answered the upgrade.
     let upgraded: @Sendable (any Channel) -> Void
     let handler: WebSocketDataHandler<Context>
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
+        upgraded(channel)
+        return channel.eventLoop.makeCompletedFuture {
             let upgrader = NIOTypedWebSocketClientUpgrader<UpgradeResult>(
                 maxFrameSize: maximumFrameSize,
                 upgradePipelineHandler: { channel, _ in

@@ -201,10 +201,14 @@ public final class SignalingConnection: Sendable {
         channel.withLock { $0 }?.close(promise: nil)
     }
 
-    /// Closes the connection normally.
+    /// Closes the connection normally; one the edge has not upgraded yet is closed at once (an
+    /// edge that hangs would otherwise hold ``run()`` until the TCP connection died).
     public func close() async {
         closing.withLock { $0 = true }
-        let writer = outbound.withLock { $0 }
-        try? await writer?.close(.normalClosure, reason: nil)
+        if let writer = outbound.withLock({ $0 }) {
+            try? await writer.close(.normalClosure, reason: nil)
+        } else {
+            try? await channel.withLock({ $0 })?.close()
+        }
     }
 }
