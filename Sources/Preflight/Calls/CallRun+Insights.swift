@@ -30,7 +30,10 @@ extension CallRun {
     /// client nominates, and once the pair it nominated is selected its one component has a
     /// nominated pair and nothing is left to check (RFC 8445 §8.1.2, the check list Completed).
     mutating func note(_ entry: ConnectionStateEvent) {
-        guard let group = InsightsEvent.Group(rawValue: entry.group.rawValue) else { return }
+        // Candidates and the selected pair are posted with their payloads
+        // (`note(candidates:remote:)`, `note(selected:)`): the timeline's own marks of them
+        // would come twice, the second time empty.
+        guard entry.group != .iceCandidate, let group = InsightsEvent.Group(rawValue: entry.group.rawValue) else { return }
         note(group, entry.name, at: entry.timestamp)
         guard entry.group == .iceConnectionState else { return }
         if entry.name == "connected" { note(.iceConnectionState, "completed", at: entry.timestamp) }

@@ -80,6 +80,9 @@ import Testing
                 #expect(candidates.contains { $0.payload["isRemote"] == "false" && $0.payload["candidateType"] == "host" })
                 #expect(candidates.contains { $0.payload["isRemote"] == "true" })
                 #expect(names(party, "ice-candidate").contains("selected-ice-candidate-pair"), "\(party)")
+                // Each candidate and pair once, with what it is (not again, empty, from the ICE timeline).
+                let candidateGroup = events.filter { $0.party == party && $0.group == "ice-candidate" }
+                #expect(candidateGroup.allSatisfy { !$0.payload.isEmpty }, "\(party): \(candidateGroup)")
             }
             // accepted-by-remote is stamped when the edge's answer arrives, before ICE starts its
             // checks with the answer's candidates (and so before it connects).
