@@ -21,7 +21,7 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
             An edge is required: one started by this command would have no callers. When the edge \
             ends the registration (it drains before it stops, 70109, or the connection is lost), \
             listen registers again, on --edge-url or the first --fallback-edge-url that takes it, \
-            trying each second for up to 60 s; a call up on the old registration goes on to its end.
+            trying each second for up to 60 s.
             """
     )
 
@@ -145,8 +145,6 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
             return Task { for await event in events { continuation.yield(.registration(event)) } }
         }
         var feeders = [follow(registration), Task { for await _ in stop { continuation.yield(.stop) } }]
-        // Registrations the edge ended, unregistered once their call (if any) ended.
-        var earlier: [Registration] = []
         var reregistering: Task<Swift.Result<Registration, PreflightError>, Never>?
         var active: Call?
         var handled = 0
@@ -204,7 +202,9 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
                 }
             case .registeredAgain(.success(let again)):
                 reregistering = nil
-                earlier.append(registration)
+                // The edge ended the old one after its call, if any (70109 comes to a session in
+                // a call when the call ends; a lost connection took its call with it).
+                await registration.unregister()
                 registration = again
                 feeders.append(follow(again))
                 emit(output, ListenEvent(event: "registered", identity: again.identity, edge: again.edgeURL),
@@ -227,11 +227,11 @@ public struct ListenCommand: AsyncParsableCommand, Sendable {
         }
         if let reregistering {
             reregistering.cancel()
-            if case .success(let late) = await reregistering.value, late !== registration { earlier.append(late) }
+            if case .success(let late) = await reregistering.value, late !== registration { await late.unregister() }
         }
         active?.disconnect()
         if let active { _ = try? await active.result() }
-        for registration in earlier + [registration] { await registration.unregister() }
+        await registration.unregister()
         for feeder in feeders { feeder.cancel() }
         continuation.finish()
         return result

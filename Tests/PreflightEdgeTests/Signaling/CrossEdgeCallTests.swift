@@ -160,18 +160,26 @@ import Testing
         #expect(!bob.machine.isEnded)
     }
 
-    /// The callee's edge starts draining while bob's accept waits for the caller's edge's
-    /// decision (the call may be up there already): bob's session goes on, takes the call, and
-    /// ends with 70109 when the call does. (Ended at once, it ended alice's call with 31480.)
-    @Test func aDrainingEdgeKeepsAnAcceptWaitingForItsDecision() throws {
+    /// alice on europe calls bob on america; bob accepts, and america starts draining before
+    /// the decision (in flight to it) came.
+    static func acceptThenDrain() throws -> (edges: [Harness], alice: MachineUnderTest, bob: MachineUnderTest, callSid: String) {
         let edges = Harness.clustered("europe", "america")
         var bob = Self.device(edges[1], "bob")
         try Harness.pump(edges)
-        var (alice, callSid) = try Self.call(from: edges[0], to: "bob")
+        let (alice, callSid) = try Self.call(from: edges[0], to: "bob")
         try Harness.pump(edges)
         bob.deliverNotices(now: 1)
         bob.handle(Self.accept(callSid), now: 2)
         bob.handle(.draining(limitReached: false), now: 2.01)
+        return (edges, alice, bob, callSid)
+    }
+
+    /// The callee's edge starts draining while bob's accept waits for the caller's edge's
+    /// decision (the call may be up there already): bob's session goes on, takes the call, and
+    /// ends with 70109 when the call does. (Ended at once, it ended alice's call with 31480.)
+    @Test func aDrainingEdgeKeepsAnAcceptWaitingForItsDecision() throws {
+        let (edges, started, accepting, callSid) = try Self.acceptThenDrain()
+        var (alice, bob) = (started, accepting)
         #expect(!bob.machine.isEnded)
         try Harness.pump(edges)
         bob.deliverNotices(now: 2.05)
@@ -189,14 +197,8 @@ import Testing
 
     /// Draining, an accept whose decision never comes ends the session with the lost call.
     @Test func aDrainingEdgeEndsAnAcceptWhoseDecisionIsLost() throws {
-        let edges = Harness.clustered("europe", "america")
-        var bob = Self.device(edges[1], "bob")
-        try Harness.pump(edges)
-        let (_, callSid) = try Self.call(from: edges[0], to: "bob")
-        try Harness.pump(edges)
-        bob.deliverNotices(now: 1)
-        bob.handle(Self.accept(callSid), now: 2)
-        bob.handle(.draining(limitReached: false), now: 2.01)
+        let (edges, _, accepting, _) = try Self.acceptThenDrain()
+        var bob = accepting
         _ = edges[1].cluster?.takeOutgoing()
         bob.poll(now: 2 + SignalingSessionMachine.acceptDecisionWait)
         #expect(bob.lastHangup?.code == PreflightError.Code.connectionError.rawValue)
