@@ -146,13 +146,8 @@ import Testing
     }
 
     @Test func anAcceptTheCallersEdgeNeverDecidesEndsWith31005() throws {
-        let edges = Harness.clustered("europe", "america")
-        var bob = Self.device(edges[1], "bob")
-        try Harness.pump(edges)
-        let (_, callSid) = try Self.call(from: edges[0], to: "bob")
-        try Harness.pump(edges)
-        bob.deliverNotices(now: 1)
-        bob.handle(Self.accept(callSid), now: 2)
+        let (edges, _, accepting, _) = try Self.acceptWaitingForItsDecision()
+        var bob = accepting
         // The decision is lost (the europe edge's messages never arrive).
         _ = edges[1].cluster?.takeOutgoing()
         bob.poll(now: 2 + SignalingSessionMachine.acceptDecisionWait)
@@ -160,9 +155,9 @@ import Testing
         #expect(!bob.machine.isEnded)
     }
 
-    /// alice on europe calls bob on america; bob accepts, and america starts draining before
-    /// the decision (in flight to it) came.
-    static func acceptThenDrain() throws -> (edges: [Harness], alice: MachineUnderTest, bob: MachineUnderTest, callSid: String) {
+    /// alice on europe calls bob on america; bob accepts at 2 s: his accept waits for europe's
+    /// decision (not carried yet).
+    static func acceptWaitingForItsDecision() throws -> (edges: [Harness], alice: MachineUnderTest, bob: MachineUnderTest, callSid: String) {
         let edges = Harness.clustered("europe", "america")
         var bob = Self.device(edges[1], "bob")
         try Harness.pump(edges)
@@ -170,7 +165,6 @@ import Testing
         try Harness.pump(edges)
         bob.deliverNotices(now: 1)
         bob.handle(Self.accept(callSid), now: 2)
-        bob.handle(.draining(limitReached: false), now: 2.01)
         return (edges, alice, bob, callSid)
     }
 
@@ -178,8 +172,9 @@ import Testing
     /// decision (the call may be up there already): bob's session goes on, takes the call, and
     /// ends with 70109 when the call does. (Ended at once, it ended alice's call with 31480.)
     @Test func aDrainingEdgeKeepsAnAcceptWaitingForItsDecision() throws {
-        let (edges, started, accepting, callSid) = try Self.acceptThenDrain()
+        let (edges, started, accepting, callSid) = try Self.acceptWaitingForItsDecision()
         var (alice, bob) = (started, accepting)
+        bob.handle(.draining(limitReached: false), now: 2.01)
         #expect(!bob.machine.isEnded)
         try Harness.pump(edges)
         bob.deliverNotices(now: 2.05)
@@ -197,8 +192,9 @@ import Testing
 
     /// Draining, an accept whose decision never comes ends the session with the lost call.
     @Test func aDrainingEdgeEndsAnAcceptWhoseDecisionIsLost() throws {
-        let (edges, _, accepting, _) = try Self.acceptThenDrain()
+        let (edges, _, accepting, _) = try Self.acceptWaitingForItsDecision()
         var bob = accepting
+        bob.handle(.draining(limitReached: false), now: 2.01)
         _ = edges[1].cluster?.takeOutgoing()
         bob.poll(now: 2 + SignalingSessionMachine.acceptDecisionWait)
         #expect(bob.lastHangup?.code == PreflightError.Code.connectionError.rawValue)
