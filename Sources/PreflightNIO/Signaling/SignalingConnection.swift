@@ -27,7 +27,8 @@ public final class SignalingConnection: Sendable {
     private let logger: Logger
     private let writeTimeout: Duration
     private let outbound = Mutex<WebSocketOutboundWriter?>(nil)
-    /// The upgraded channel, closed when a write cannot complete within ``writeTimeout``.
+    /// The connection's channel (the WebSocket once upgraded): closed when a write cannot complete
+    /// within ``writeTimeout``, or by ``close()`` before the edge answered the upgrade.
     private let channel = Mutex<(any Channel)?>(nil)
     private let closing = Mutex(false)
 
