@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import queue
 import secrets
 import shutil
 import statistics
@@ -234,34 +233,60 @@ def setup_times(lab: EdgesLab, binary: Path, secret: str, callee_host: str, call
     return times
 
 
-class Lines:
-    """A child's stdout lines, read by a thread into a queue: `next(timeout)` waits for one
-    without the buffering trap of `select` on a text stream; `None` at its end or on timeout."""
+class Stamped:
+    """A child's lines (stdout or stderr), each with the time it arrived, read by a thread (no
+    `select` on a text stream: it misses lines already buffered); copied to `log` if given."""
 
-    def __init__(self, process: subprocess.Popen):
-        assert process.stdout is not None
-        self.queue: queue.Queue[str | None] = queue.Queue()
-        stdout = process.stdout
+    def __init__(self, stream, log: Path | None = None):
+        self.lines: list[tuple[float, str]] = []
+        self.done = threading.Event()
+        self.changed = threading.Condition()
 
         def pump() -> None:
-            for line in stdout:
-                self.queue.put(line)
-            self.queue.put(None)
+            out = open(log, "w") if log else None
+            for line in stream:
+                if out:
+                    out.write(line)
+                    out.flush()
+                with self.changed:
+                    self.lines.append((time.time(), line.rstrip("\n")))
+                    self.changed.notify_all()
+            if out:
+                out.close()
+            self.done.set()
+            with self.changed:
+                self.changed.notify_all()
 
         threading.Thread(target=pump, daemon=True).start()
 
-    def next(self, timeout: float = 60) -> str | None:
-        try:
-            return self.queue.get(timeout=timeout)
-        except queue.Empty:
-            return None
+    def wait_for(self, predicate, timeout: float, start: int = 0) -> tuple[int, float, str] | None:
+        """The first line from index `start` on that `predicate` accepts: (index, time, line)."""
+        deadline = time.time() + timeout
+        index = start
+        with self.changed:
+            while True:
+                while index < len(self.lines):
+                    stamp, line = self.lines[index]
+                    if predicate(line):
+                        return index, stamp, line
+                    index += 1
+                if self.done.is_set() or time.time() >= deadline:
+                    return None
+                self.changed.wait(timeout=max(0.01, deadline - time.time()))
+
+
+    def each(self, timeout: float):
+        """Each line as it comes; ends at the stream's end or after `timeout` s without one."""
+        index = 0
+        while (found := self.wait_for(lambda _: True, timeout, index)) is not None:
+            index = found[0] + 1
+            yield found[2]
 
 
 def listen_events(listener: subprocess.Popen, log: Path, timeout: float = 60):
     """The JSON events `preflight listen --json` prints, each as it comes; ends at its exit or
     after `timeout` s without a line."""
-    lines = Lines(listener)
-    while (line := lines.next(timeout)) is not None:
+    for line in Stamped(listener.stdout).each(timeout):
         try:
             yield json.loads(line)
         except json.JSONDecodeError:
@@ -274,10 +299,10 @@ def registration_delays(lab: EdgesLab, binary: Path, secret: str, america: Edge,
     is the first announcement since the edges started."""
     probe = lab.popen("ea", [sys.executable, "-c", status_probe(europe)], stdout=subprocess.PIPE,
                       stderr=open(lab.workdir / "status-probe.log", "w"), text=True)
-    changes = Lines(probe)
+    changes = Stamped(probe.stdout).each(15)
 
     def next_change() -> list[str]:
-        line = (changes.next(15) or "").split()
+        line = next(changes, "").split()
         if len(line) != 2:
             raise LabError(f"the status probe stopped or saw no change in 15 s: see {lab.workdir / 'status-probe.log'}")
         return line
@@ -289,7 +314,7 @@ def registration_delays(lab: EdgesLab, binary: Path, secret: str, america: Edge,
         listener = lab.popen("cb", ["stdbuf", "-oL", str(binary), "listen", "--identity", name, "--edge-url", america.url, "--token",
                                     mint(binary, secret, name, DIAL_APP, "--incoming"), "--answer", "reject", "--calls", "1"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = Lines(listener).next(30) or ""
+        line = next(Stamped(listener.stdout).each(30), "")
         registered = time.time()
         if "registered" not in line:
             raise LabError(f"{name} did not register: {line.strip()}")

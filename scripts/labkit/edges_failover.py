@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from labkit.call import DIAL_APP, mint
-from labkit.edges import BRIDGE_APP, EDGE_A, EDGE_B, Edge, EdgesLab, Lines, status_probe
+from labkit.edges import BRIDGE_APP, EDGE_A, EDGE_B, Edge, EdgesLab, Stamped, status_probe
 from labkit.lab import LabError
 
 # The client's consent timeout (RFC 7675's 30 s): a call whose media stopped ends by then.
@@ -22,44 +21,6 @@ CONSENT_TIMEOUT_S = 30.0
 REGISTRATIONS_GONE_S = 15.0
 # `serve --route-across-edges` drains for up to 30 s on SIGTERM by default.
 DRAIN_LIMIT_S = 30
-
-
-class Stamped:
-    """A child's lines (stdout or stderr), each with the time it arrived, read by a thread."""
-
-    def __init__(self, stream, log: Path):
-        self.lines: list[tuple[float, str]] = []
-        self.done = threading.Event()
-        self.changed = threading.Condition()
-
-        def pump() -> None:
-            with open(log, "w") as out:
-                for line in stream:
-                    out.write(line)
-                    out.flush()
-                    with self.changed:
-                        self.lines.append((time.time(), line.rstrip("\n")))
-                        self.changed.notify_all()
-            self.done.set()
-            with self.changed:
-                self.changed.notify_all()
-
-        threading.Thread(target=pump, daemon=True).start()
-
-    def wait_for(self, predicate, timeout: float, start: int = 0) -> tuple[int, float, str] | None:
-        """The first line from index `start` on that `predicate` accepts: (index, time, line)."""
-        deadline = time.time() + timeout
-        index = start
-        with self.changed:
-            while True:
-                while index < len(self.lines):
-                    stamp, line = self.lines[index]
-                    if predicate(line):
-                        return index, stamp, line
-                    index += 1
-                if self.done.is_set() or time.time() >= deadline:
-                    return None
-                self.changed.wait(timeout=max(0.01, deadline - time.time()))
 
 
 @dataclass

@@ -8,8 +8,8 @@ import tempfile
 import unittest
 from pathlib import Path
 
-from labkit.edges import Edge, percentile, status_probe
-from labkit.edges_failover import Listener, Stamped
+from labkit.edges import Edge, Stamped, percentile, status_probe
+from labkit.edges_failover import Listener
 from labkit.edges_load import relay_delays, rtp_timestamp
 
 
@@ -70,6 +70,13 @@ class EdgesTests(unittest.TestCase):
             path.write_bytes(pcap(packets))
             delays = relay_delays(path, edge, {"out": (client, peer)})
         self.assertEqual([round(d, 3) for d in delays["out"]], [0.3, 0.3, 0.3, 2.3, 0.3])
+
+    def test_stamped_lines_come_each_as_printed_and_end_with_the_stream(self):
+        import io
+        lines = Stamped(io.StringIO("one\ntwo\n"))
+        self.assertEqual(list(lines.each(5)), ["one", "two"])
+        self.assertEqual(lines.wait_for(lambda line: line == "two", 5)[0], 1)
+        self.assertIsNone(lines.wait_for(lambda line: line == "three", 0.1))
 
     def test_a_listener_is_registered_after_registered_until_unregistered(self):
         listener = Listener.__new__(Listener)
