@@ -336,6 +336,25 @@ CLUSTER = [json.dumps(m, separators=(",", ":"), sort_keys=True).encode() for m i
                                                               "messageType": "user-defined-message"}}},
 ]]
 
+def path_error_queue():
+    """Error-queue reads as Linux writes them (64-bit): a time exceeded quoting a probe, a port
+    unreachable quoting 8 bytes only, an ICMPv6 time exceeded; and address blocks as text."""
+    probe = struct.pack("!HHI", 1, 0, COOKIE) + bytes(range(12))
+
+    def read(level, kind, origin, icmp_type, code, offender, payload):
+        data = struct.pack("<IBBBBII", 113, origin, icmp_type, code, 0, 0, 0) + offender
+        control = struct.pack("<QiI", 16 + len(data), level, kind) + data
+        control += b"\0" * (-len(control) % 8)
+        return b"\x00" + struct.pack("!H", len(control)) + control + payload
+
+    v4 = lambda *a: struct.pack("<H", 2) + b"\x9c\x40" + bytes(a) + b"\0" * 8
+    v6 = struct.pack("<H", 10) + b"\0" * 6 + bytes.fromhex("20010db8000000000000000000000001") + b"\0" * 4
+    return [read(0, 11, 2, 11, 0, v4(198, 18, 41, 1), probe), read(0, 11, 2, 3, 3, v4(203, 0, 113, 5), b""),
+            read(41, 25, 3, 3, 0, v6, probe), b"198.18.40.0/24", b"fc00::/7", b"10.0.0.1"]
+
+
+PATH_ERROR_QUEUE = path_error_queue()
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
@@ -349,6 +368,7 @@ CORPORA = {
     "FuzzReportUpload": REPORT_UPLOADS,
     "FuzzNetlink": NETLINK,
     "FuzzClusterMessage": CLUSTER,
+    "FuzzPathErrorQueue": PATH_ERROR_QUEUE,
 }
 
 

@@ -101,6 +101,13 @@ public struct PreflightOptions: Sendable {
     /// A test's own network states instead of the system's (``NetworkFollowingOptions``).
     var customNetworkSource: NetworkSource?
 
+    /// Whether, and how, the test diagnoses its path to the edge beside its media: probes toward
+    /// the edge's media address hop by hop, the hops grouped into segments (your Wi-Fi, your
+    /// provider, the way to the edge) and the segment a problem starts in named in the report's
+    /// `pathDiagnosis` (``PathDiagnosis``). `nil` (no diagnosis) by default. Not a constructor
+    /// argument: set it on the value.
+    public var pathDiagnosis: PathDiagnosisOptions?
+
     /// The clock the test reads and waits on: when it started and reached each stage, and its
     /// timers. ``RunClock/continuous`` by default; a test gives it a virtual clock and moves time
     /// itself (`PreflightTesting.VirtualClock`). Not a constructor argument: set it on the value.

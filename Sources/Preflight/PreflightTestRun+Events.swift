@@ -200,11 +200,24 @@ extension PreflightTestRun {
             group.addTask { await media.send(AudioTestSource(codec: codec)) }
         }
         group.post(.sampleTick, to: inputs, every: .seconds(1), on: clock)
+        startPathDiagnosis()
         if isAdaptive { ice.startLossProbes(count: Self.lossProbes, interval: Self.lossProbeInterval) }
         if application == TestApplication.recordPlayback.rawValue {
             group.post(.maximumDurationReached, to: inputs, after: options.maximumDuration, on: clock)
         } else {
             group.post(.testEnded, to: inputs, after: options.duration.maximum, on: clock)
+        }
+    }
+
+    /// Starts probing the path to the edge's media address when the test diagnoses its path. A
+    /// probing that cannot start (71001) is reported in the report's `pathDiagnosis`; the test
+    /// goes on either way.
+    mutating func startPathDiagnosis() {
+        guard let path = options.pathDiagnosis, let pair = selectedPair, pathDiagnosis == nil else { return }
+        do {
+            pathDiagnosis = try PathDiagnosisRun(options: path, pair: pair, seconds: options.duration.maximum.inSeconds)
+        } catch {
+            logger.warning("path diagnosis not started", metadata: ["error": "\(error)"])
         }
     }
 

@@ -15,7 +15,8 @@ extension PreflightTestRun {
         PreflightReportDraft(
             callSid: callSid ?? "", edge: edgeName, selectedEdge: options.selectedEdge, application: application,
             selectedPair: selectedPair, timeline: timeline, warnings: warnings, samples: samples, timing: timing,
-            settlement: settlement, networkChanges: networks.records, ice: ice, media: media)
+            settlement: settlement, networkChanges: networks.records, pathDiagnosis: pathDiagnosis, pathOutcome: pathOutcome,
+            ice: ice, media: media)
     }
 
     mutating func takeSample() {
@@ -107,6 +108,8 @@ struct PreflightReportDraft: Sendable {
     var timing: NetworkTiming
     var settlement: VerdictSettlement?
     var networkChanges: [NetworkChangeRecord]
+    var pathDiagnosis: PathDiagnosisRun?
+    var pathOutcome: PathProbeOutcome?
     let ice: ICEAgentDriver
     let media: MediaSession
 
@@ -133,6 +136,7 @@ struct PreflightReportDraft: Sendable {
         report.iceCandidateErrors = records.candidateErrors
         report.verdictSettlement = settlement
         report.networkChanges = networkChanges
+        if let pathDiagnosis, let pathOutcome { report.pathDiagnosis = pathDiagnosis.diagnosis(pathOutcome, report: report) }
         return report
     }
 }

@@ -64,6 +64,10 @@ struct PreflightTestRun: SessionRun {
     var completed: PreflightReport?
     /// The host's networks: their changes for the report.
     var networks: RunNetworks
+    /// The path diagnosis, once media started (``PreflightOptions/pathDiagnosis``), and what its
+    /// probing saw once finished.
+    var pathDiagnosis: PathDiagnosisRun?
+    var pathOutcome: PathProbeOutcome?
 
     /// Runs the test and finishes it with its report or error.
     static func run(_ test: PreflightTest, startTime: Int64) async {
@@ -105,6 +109,8 @@ struct PreflightTestRun: SessionRun {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
         try NetworkFollower.validate(networkTypes: options.networkTypes)
+        try options.pathDiagnosis?.validate()
+        for text in options.pathDiagnosis?.privateNetworks ?? [] { _ = try IPNetwork(text) }
         // An adaptive test needs two samples to judge; an hour is the longest any test runs.
         let shortest: Duration = options.duration.isAdaptive ? .seconds(2) : .milliseconds(1)
         guard options.duration.maximum >= shortest, options.duration.maximum <= .seconds(3600) else {
@@ -153,7 +159,8 @@ struct PreflightTestRun: SessionRun {
             do throws(PreflightError) {
                 result = .success(try await run.loop(stream, group: &group))
             } catch {
-                // The partial report keeps the states up to the failure.
+                // The partial report keeps the states up to the failure, and what the path's probes saw.
+                await run.finishPathDiagnosis()
                 run.networks.finish(now: PreflightTest.nowMilliseconds())
                 run.closeTimeline()
                 run.publish()
@@ -175,9 +182,21 @@ struct PreflightTestRun: SessionRun {
         for await input in stream {
             if Task.isCancelled { break }
             try await handle(input, group: &group)
-            if let completed { return completed }
+            if completed != nil {
+                await finishPathDiagnosis()
+                if let diagnosis = pathDiagnosis, let outcome = pathOutcome, let report = completed {
+                    completed?.pathDiagnosis = diagnosis.diagnosis(outcome, report: report)
+                }
+                if let completed { return completed }
+            }
         }
         throw PreflightError(code: .cancelled, message: "preflight test cancelled")
+    }
+
+    /// Stops the path's probing, if any, and keeps what it saw.
+    mutating func finishPathDiagnosis() async {
+        guard let pathDiagnosis, pathOutcome == nil else { return }
+        pathOutcome = await pathDiagnosis.finish()
     }
 
     // MARK: Clock

@@ -4,7 +4,7 @@ import PreflightModel
 /// A self-contained HTML page for one preflight test (`preflight run --html`, the edge's
 /// `/reports/{callSid}`): the verdict in plain words, the key figures, a chart per second of RTT,
 /// jitter, loss and MOS with the warning thresholds and the seconds warnings were raised and
-/// cleared, the ICE candidates and pairs, the timeline, and the report's JSON. No external asset
+/// cleared, the path to the edge when the test diagnosed it (``PathChart``), the ICE candidates and pairs, the timeline, and the report's JSON. No external asset
 /// and no script: every value from the report is escaped.
 public enum ReportHTML {
     /// The page of `report`.
@@ -27,6 +27,7 @@ public enum ReportHTML {
         html += "</section>\n"
         html += figures(report)
         html += "<h2>Per second</h2>\n" + charts(report)
+        if let path = report.pathDiagnosis { html += PathChart(diagnosis: path).render() }
         html += warningsTable(report)
         html += candidates(report)
         html += timeline(report)

@@ -56,7 +56,47 @@ def require_tools(names: list[str]) -> None:
         raise LabError(f"missing tools: {', '.join(missing)} (install them: see .ci/run)")
 
 
-class Lab:
+class Scoped:
+    """Built on entering (`up`), torn down on leaving, on an exception and on SIGINT/SIGTERM (`down`)."""
+
+    def __enter__(self):
+        self._previous_handlers = {signum: signal.signal(signum, self._on_signal) for signum in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            self.up()
+        except BaseException:
+            self.down()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.down()
+        for signum, handler in self._previous_handlers.items():
+            signal.signal(signum, handler)
+
+    @staticmethod
+    def _on_signal(signum, _frame):
+        # Unwinds through __exit__, which tears everything down.
+        raise SystemExit(128 + signum)
+
+    def up(self) -> None:
+        raise NotImplementedError
+
+    def down(self) -> None:
+        raise NotImplementedError
+
+
+def veth(tag: str, ns_a: str, dev_a: str, ns_b: str, dev_b: str) -> None:
+    """A veth pair between two namespaces, named `dev_a` and `dev_b` there (made under names
+    unique to the lab's `tag`, so that labs can run side by side)."""
+    tmp_a, tmp_b = f"{tag[-6:]}{dev_a}"[:15], f"{tag[-6:]}{dev_b}"[:15]
+    run(["ip", "link", "add", tmp_a, "type", "veth", "peer", "name", tmp_b])
+    run(["ip", "link", "set", tmp_a, "netns", ns_a])
+    run(["ip", "link", "set", tmp_b, "netns", ns_b])
+    run(["ip", "-n", ns_a, "link", "set", tmp_a, "name", dev_a])
+    run(["ip", "-n", ns_b, "link", "set", tmp_b, "name", dev_b])
+
+
+class Lab(Scoped):
     """One lab instance; names are unique per process so that labs can run side by side."""
 
     def __init__(self, workdir: str | None = None, tag: str | None = None, ice: bool = False):
@@ -75,29 +115,8 @@ class Lab:
         self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
         self.rate_kbit: float | None = None
         self._made: list[str] = []
-        self._previous_handlers: dict[int, object] = {}
 
-    # -- lifecycle -----------------------------------------------------------------------------
-
-    def __enter__(self) -> "Lab":
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._previous_handlers[signum] = signal.signal(signum, self._on_signal)
-        try:
-            self.up()
-        except BaseException:
-            self.down()
-            raise
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.down()
-        for signum, handler in self._previous_handlers.items():
-            signal.signal(signum, handler)
-
-    @staticmethod
-    def _on_signal(signum, _frame):
-        # Unwinds through __exit__, which tears everything down.
-        raise SystemExit(128 + signum)
+    # -- lifecycle (Scoped) ----------------------------------------------------------------------
 
     def up(self) -> None:
         for ns in self.ns.values():
@@ -167,12 +186,7 @@ class Lab:
         return total
 
     def _veth(self, ns_a: str, dev_a: str, ns_b: str, dev_b: str) -> None:
-        tmp_a, tmp_b = f"{self.tag[-6:]}{dev_a}", f"{self.tag[-6:]}{dev_b}"
-        run(["ip", "link", "add", tmp_a, "type", "veth", "peer", "name", tmp_b])
-        run(["ip", "link", "set", tmp_a, "netns", ns_a])
-        run(["ip", "link", "set", tmp_b, "netns", ns_b])
-        run(["ip", "-n", ns_a, "link", "set", tmp_a, "name", dev_a])
-        run(["ip", "-n", ns_b, "link", "set", tmp_b, "name", dev_b])
+        veth(self.tag, ns_a, dev_a, ns_b, dev_b)
 
     def _wait_reachable(self) -> None:
         # A UDP round trip through the router proves addresses, routes and forwarding.
@@ -220,7 +234,7 @@ class Lab:
     def sweep() -> list[str]:
         """Deletes every lab namespace left by a lab that could not clean up (e.g. SIGKILL)."""
         names = [line.split()[0] for line in run(["ip", "netns", "list"]).stdout.splitlines() if line.strip()]
-        stale = [n for n in names if re.fullmatch(rf"{PREFIX}\d+-(client|router|edge|nat|turn)", n)]
+        stale = [n for n in names if re.fullmatch(rf"{PREFIX}\d+-(client|router|edge|nat|turn|home|isp1|isp2)", n)]
         for ns in stale:
             for pid in run(["ip", "netns", "pids", ns], check=False).stdout.split():
                 try:

@@ -14,7 +14,7 @@ public struct PreflightCommand: AsyncParsableCommand {
             runs a 10-second echo test against it.
             """,
         version: PreflightVersion.current,
-        subcommands: [RunCommand.self, ServeCommand.self, TokenCommand.self, LoadCommand.self, CallCommand.self, ListenCommand.self, ProbeCommand.self, CheckCommand.self, DiagnoseCommand.self, ReportCommand.self,
+        subcommands: [RunCommand.self, PathCommand.self, ServeCommand.self, TokenCommand.self, LoadCommand.self, CallCommand.self, ListenCommand.self, ProbeCommand.self, CheckCommand.self, DiagnoseCommand.self, ReportCommand.self,
             DevicesCommand.self, NetworksCommand.self, MicCheckCommand.self, SpeakerCheckCommand.self, CameraCheckCommand.self, EchoTestCommand.self,
         ],
         defaultSubcommand: RunCommand.self

@@ -101,6 +101,10 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
     @OptionGroup(title: "Networks")
     public var networkTypes: NetworkTypeOption
 
+    /// `--diagnose-path` and its settings.
+    @OptionGroup(title: "Path diagnosis")
+    public var path: PathDiagnosisArguments
+
     /// Creates the command (ArgumentParser requirement).
     public init() {}
 
@@ -219,6 +223,7 @@ public struct RunCommand: AsyncParsableCommand, Sendable {
         options.uploadsReport = !noUpload
         options.networkTypes = networkTypes.text
         options.continuesAfterSettling = continueAfterSettling
+        options.pathDiagnosis = path.options
         if !roaming.isEmpty { options.edge = .roaming(roaming) }
         if measurementFault == .reorderAsLost { options.countsReorderedAsLost = true }
         options.fakeMicInput = audio.input == nil

@@ -42,6 +42,9 @@ public enum ReportText {
             lines.append(
                 "  Connection   \(local.candidateType) \(local.ip):\(local.port) → \(remote.candidateType) \(remote.ip):\(remote.port) (\(local.protocol)), TURN \(report.isTurnRequired == true ? "required" : "not required")")
         }
+        if let path = report.pathDiagnosis {
+            lines.append("  Path         \(path.error.map { "not probed: \($0.message)" } ?? path.summary)")
+        }
         let timing = report.networkTiming
         lines.append(
             "  Timing       signaling \(timing.signaling?.duration ?? 0) ms, ICE \(timing.iceConnection?.duration ?? 0) ms, peer connection \(timing.peerConnection?.duration ?? 0) ms")

@@ -3,7 +3,7 @@ extension PreflightReport {
         case callSid, edge, selectedEdge, iceCandidates, selectedIceCandidatePair, networkStats, statsSamples
         case callQuality, warnings, warningsCleared, networkTiming, isTurnRequired
         case application, uplink, downlink, eModelMOS, error, timeline, networkChanges, iceCandidatePairs, iceCandidateErrors, edgeSelection
-        case verdictSettlement
+        case verdictSettlement, pathDiagnosis
     }
 
     /// Decodes a report. Missing arrays and objects decode as empty; `isTurnRequired` is read
@@ -45,6 +45,7 @@ extension PreflightReport {
         iceCandidateErrors = try container.decodeIfPresent([ICECandidateErrorRecord].self, forKey: .iceCandidateErrors) ?? []
         edgeSelection = try container.decodeIfPresent(EdgeSelection.self, forKey: .edgeSelection)
         verdictSettlement = try container.decodeIfPresent(VerdictSettlement.self, forKey: .verdictSettlement)
+        pathDiagnosis = try container.decodeIfPresent(PathDiagnosis.self, forKey: .pathDiagnosis)
     }
 
     /// Encodes the report in the reference shape (`isTurnRequired` as a string, omitted when `nil`).
@@ -74,5 +75,6 @@ extension PreflightReport {
         if !iceCandidateErrors.isEmpty { try container.encode(iceCandidateErrors, forKey: .iceCandidateErrors) }
         try container.encodeIfPresent(edgeSelection, forKey: .edgeSelection)
         try container.encodeIfPresent(verdictSettlement, forKey: .verdictSettlement)
+        try container.encodeIfPresent(pathDiagnosis, forKey: .pathDiagnosis)
     }
 }

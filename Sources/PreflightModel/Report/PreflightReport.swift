@@ -63,6 +63,9 @@ public struct PreflightReport: Sendable, Hashable, Codable {
     /// An adaptive test's end: when and why its verdict settled (``TestDuration/adaptive(maximum:)``);
     /// `nil` for a fixed duration. Added beside Twilio's fields.
     public var verdictSettlement: VerdictSettlement?
+    /// Where on the path a problem is (``PathDiagnosis``), when the test was asked to diagnose
+    /// its path (`PreflightOptions.diagnosesPath`); `nil` otherwise. Added beside Twilio's fields.
+    public var pathDiagnosis: PathDiagnosis?
 
     /// Creates a report; every field defaults to empty.
     public init(
