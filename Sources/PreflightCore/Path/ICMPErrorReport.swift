@@ -21,12 +21,14 @@ public struct ICMPErrorReport: Sendable, Hashable {
         case other(type: UInt8, code: UInt8)
     }
 
+    /// What the error says.
     public let kind: Kind
     /// The address of whoever sent the ICMP error.
     public let offender: String
     /// The probe's transaction ID when the quote carried it.
     public let transactionID: STUNTransactionID?
 
+    /// Creates a report (for tests and replays).
     public init(kind: Kind, offender: String, transactionID: STUNTransactionID?) {
         self.kind = kind
         self.offender = offender

@@ -11,9 +11,11 @@
 public struct ICMPMessage: Sendable, Hashable {
     /// What the error says (as ``ICMPErrorReport/Kind``).
     public let kind: ICMPErrorReport.Kind
-    /// The quoted datagram's destination address (text), destination and source ports.
+    /// The quoted datagram's destination address (text).
     public let quotedDestination: String
+    /// Its destination port.
     public let quotedDestinationPort: UInt16
+    /// Its source port (the probing socket's, for a probe).
     public let quotedSourcePort: UInt16
     /// The probe's transaction ID when the quote carried it.
     public let transactionID: STUNTransactionID?

@@ -37,6 +37,7 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
         return IPNetwork.masked(other, prefixLength) == bytes
     }
 
+    /// `address/prefix`.
     public var description: String { "\(IPNetwork.text(bytes))/\(prefixLength)" }
 
     private static func masked(_ bytes: [UInt8], _ length: Int) -> [UInt8] {

@@ -22,6 +22,7 @@
 /// first 8 bytes of UDP, RFC 792) goes to the oldest probe still waiting. An answer after
 /// ``Configuration/answerTimeout`` counts as lost, as in mtr.
 public struct PathProber: Sendable {
+    /// The schedule's settings.
     public struct Configuration: Sendable, Hashable {
         /// The highest TTL probed: 30 by default, as traceroute's.
         public var maximumHops: Int
@@ -39,6 +40,7 @@ public struct PathProber: Sendable {
         /// earlier traceroute, or another probe of the same device, may have spent it.
         public var hopAnswerRate: Double
 
+        /// Creates a configuration; see each property for its default.
         public init(
             maximumHops: Int = 30, probeBudget: Int, duration: Double, discoverySpacing: Double = 0.05, answerTimeout: Double = 1.5,
             hopAnswerRate: Double = 0.9
@@ -54,7 +56,9 @@ public struct PathProber: Sendable {
 
     /// A probe to send now.
     public struct Probe: Sendable, Hashable {
+        /// Its TTL (hop limit).
         public let ttl: Int
+        /// The transaction ID of its STUN Binding request.
         public let transactionID: STUNTransactionID
     }
 
@@ -71,6 +75,7 @@ public struct PathProber: Sendable {
 
     /// What the probes of one TTL saw.
     public struct HopObservation: Sendable, Hashable {
+        /// The TTL of its probes.
         public let ttl: Int
         /// Probes sent with this TTL.
         public internal(set) var sent = 0
@@ -102,6 +107,7 @@ public struct PathProber: Sendable {
         }
     }
 
+    /// The settings it was made with.
     public let configuration: Configuration
     /// When the first poll came: the schedule's origin.
     public private(set) var start: Double?

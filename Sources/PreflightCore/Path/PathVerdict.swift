@@ -44,30 +44,41 @@ import Foundation
 /// hop's by 10 ms or more, is marked ``PathHopNote/rateLimitsReplies``: it limits or delays its own
 /// ICMP, which is not a problem for a call.
 public struct PathVerdict: Sendable {
+    /// The rules' figures (the defaults are the specification's).
     public struct Configuration: Sendable, Hashable {
+        /// The probability a segment needs to be blamed: 0.95.
         public var confidence = 0.95
+        /// The test's loss, either way, from which loss is looked at: 0.01.
         public var lossTrigger = 0.01
+        /// A probe's loss before the problem starts: 0.005.
         public var baselineLoss = 0.005
+        /// The prior probability that a router limits its answers: 0.2.
         public var rateLimitPrior = 0.2
+        /// The jitter, ms, from which jitter is looked at and a hop counts as varying: 5.
         public var jitterTrigger = 5.0
+        /// The destination's lowest round trip, ms, from which delay is looked at: 300.
         public var delayTrigger = 300.0
+        /// The public hops counted as the access network: 2.
         public var accessHops = 2
         /// Blocks counted as private besides RFC 1918's (an office numbered from public space).
         public var privateNetworks: [IPNetwork] = []
 
+        /// The specification's figures.
         public init() {}
     }
 
     /// The test's own measurement of the destination.
     public struct Destination: Sendable, Hashable {
-        /// Loss each way, 0–1.
+        /// Loss on the way to the edge, 0–1.
         public var lossUp: Double
+        /// Loss on the way back, 0–1.
         public var lossDown: Double
         /// Jitter, the worse direction, ms.
         public var jitter: Double
         /// The test's packets, sent each way.
         public var packets: Int
 
+        /// Creates the figures.
         public init(lossUp: Double, lossDown: Double, jitter: Double, packets: Int) {
             self.lossUp = lossUp
             self.lossDown = lossDown
@@ -76,8 +87,10 @@ public struct PathVerdict: Sendable {
         }
     }
 
+    /// The rules' figures.
     public var configuration: Configuration
 
+    /// Creates a verdict with `configuration`.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }

@@ -19,8 +19,9 @@ public struct PathDiagnosis: Sendable, Hashable, Codable {
     public var suspects: [PathBlame]
     /// The verdict in plain words ("The loss starts in your Wi-Fi: …").
     public var summary: String
-    /// Probes sent and answers received (ICMP errors and the edge's).
+    /// Probes sent.
     public var probesSent: Int
+    /// Answers received in time (ICMP errors and the edge's).
     public var answersReceived: Int
     /// The test's own media packets, sent each way (lost ones included), that the probes are a share of.
     public var testPackets: Int
@@ -58,14 +59,17 @@ public struct PathHop: Sendable, Hashable, Codable {
     public var address: String?
     /// The segment it belongs to.
     public var segment: PathSegmentKind
-    /// Probes sent with this TTL, and answers received in time.
+    /// Probes sent with this TTL.
     public var sent: Int
+    /// Answers received in time.
     public var received: Int
     /// Probes without an answer, in percent of those sent.
     public var lossPercent: Double
-    /// Round-trip times of its answers, in ms: minimum, median, 95th percentile.
+    /// The lowest round trip of its answers, ms.
     public var rttMin: Double?
+    /// Their median, ms.
     public var rttMedian: Double?
+    /// Their 95th percentile (nearest rank), ms.
     public var rttP95: Double?
     /// The mean difference of successive round-trip times (RFC 3550's jitter without smoothing), ms.
     public var jitter: Double?
@@ -117,11 +121,13 @@ public enum PathSegmentKind: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// One segment: its hops and its name for people.
 public struct PathSegment: Sendable, Hashable, Codable {
+    /// Which segment.
     public var kind: PathSegmentKind
     /// "your Wi-Fi", "your home or office network", "your internet provider", "the way to the edge".
     public var name: String
-    /// Its first and last hop (TTL).
+    /// Its first hop (TTL).
     public var firstHop: Int
+    /// Its last hop (TTL).
     public var lastHop: Int
 
     /// Creates a segment.
@@ -137,9 +143,15 @@ public struct PathSegment: Sendable, Hashable, Codable {
 public struct PathBlame: Sendable, Hashable, Codable {
     /// What the problem is.
     public enum Problem: String, Sendable, Hashable, Codable {
-        case loss, jitter, delay
+        /// Packets lost.
+        case loss
+        /// Delay varying.
+        case jitter
+        /// Delay added.
+        case delay
     }
 
+    /// What the problem is.
     public var problem: Problem
     /// The segment it starts in.
     public var segment: PathSegmentKind

@@ -10,9 +10,13 @@ import Synchronization
 public struct PathProbeOutcome: Sendable {
     /// The address probed, `host:port`.
     public var destination: String
+    /// What each TTL's probes saw, TTL 1 first.
     public var hops: [PathProber.HopObservation] = []
+    /// Probes sent.
     public var probesSent = 0
+    /// Answers received in time.
     public var answersReceived = 0
+    /// Why it could not probe (71001).
     public var error: PreflightError?
 }
 
