@@ -96,6 +96,30 @@ def veth(tag: str, ns_a: str, dev_a: str, ns_b: str, dev_b: str) -> None:
     run(["ip", "-n", ns_b, "link", "set", tmp_b, "name", dev_b])
 
 
+def teardown(processes: list[subprocess.Popen], namespaces: list[str]) -> None:
+    """Stops `processes` (SIGTERM, then SIGKILL after 3 s) and deletes `namespaces`, newest first,
+    killing whatever still runs in them; both lists are emptied."""
+    for p in processes:
+        if p.poll() is None:
+            p.terminate()
+    for p in processes:
+        try:
+            p.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    processes.clear()
+    for ns in reversed(namespaces):
+        # Killing every process left in the namespace lets it (and its veths) go.
+        for pid in run(["ip", "netns", "pids", ns], check=False).stdout.split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+        run(["ip", "netns", "del", ns], check=False)
+    namespaces.clear()
+
+
 class Lab(Scoped):
     """One lab instance; names are unique per process so that labs can run side by side."""
 
@@ -209,26 +233,7 @@ class Lab(Scoped):
     def down(self) -> None:
         self.clear_impairments()
         self.stop_captures()
-        for p in self.processes:
-            if p.poll() is None:
-                p.terminate()
-        for p in self.processes:
-            try:
-                p.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
-        self.processes.clear()
-        for ns in reversed(self._made):
-            # Killing every process left in the namespace lets it (and its veths) go.
-            pids = run(["ip", "netns", "pids", ns], check=False).stdout.split()
-            for pid in pids:
-                try:
-                    os.kill(int(pid), signal.SIGKILL)
-                except (ProcessLookupError, ValueError):
-                    pass
-            run(["ip", "netns", "del", ns], check=False)
-        self._made.clear()
+        teardown(self.processes, self._made)
 
     @staticmethod
     def sweep() -> list[str]:

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from labkit.impair import DirectionSpec
-from labkit.lab import PREFIX, SCRIPTS, LabError, Scoped, run, veth
+from labkit.lab import PREFIX, SCRIPTS, LabError, Scoped, run, teardown, veth
 from labkit.path_rows import Scenario, judge, mtr_worst, table, targets, truth_from_log
 
 HOSTS = ("client", "home", "isp1", "isp2", "edge")
@@ -95,19 +95,7 @@ class PathLab(Scoped):
 
     def down(self) -> None:
         self.clear()
-        for p in self.processes:
-            if p.poll() is None:
-                p.terminate()
-        for p in self.processes:
-            try:
-                p.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        for ns in reversed(self._made):
-            for pid in run(["ip", "netns", "pids", ns], check=False).stdout.split():
-                run(["kill", "-9", pid], check=False)
-            run(["ip", "netns", "del", ns], check=False)
-        self._made.clear()
+        teardown(self.processes, self._made)
 
     def popen(self, host: str, argv: list[str], **kwargs) -> subprocess.Popen:
         env = dict(os.environ)
