@@ -28,6 +28,7 @@ from pathlib import Path
 
 from labkit.impair import DirectionSpec
 from labkit.lab import PREFIX, SCRIPTS, LabError, Scoped, run, teardown, veth
+from labkit.roaming import serve
 from labkit.path_rows import Scenario, judge, mtr_worst, table, targets, truth_from_log
 
 HOSTS = ("client", "home", "isp1", "isp2", "edge")
@@ -155,19 +156,6 @@ class PathLab(Scoped):
 
 # -- the run ---------------------------------------------------------------------------------------
 
-def serve(lab: PathLab, binary: Path, secret: str, out: Path) -> str:
-    from labkit.call import ACCOUNT, API_KEY
-    edge = lab.popen("edge", [str(binary), "serve", "--host", EDGE_IP, "--port", "0", "--media-port", "0", "--edge-name", "edge",
-                              "--api-key", API_KEY, "--api-secret", secret, "--account", ACCOUNT, "--log-level", "warning"],
-                     stdout=subprocess.PIPE, stderr=open(out / "edge.log", "w"), text=True)
-    assert edge.stdout is not None
-    lines = [edge.stdout.readline().strip(), edge.stdout.readline().strip()]
-    url = next((line.split(" ", 1)[1] for line in lines if line.startswith("signaling ")), None)
-    if url is None:
-        raise LabError(f"the edge did not start: {lines}")
-    return url
-
-
 def one_run(lab: PathLab, binary: Path, url: str, token: str, scenario: Scenario, seed: int, duration: int, out: Path) -> dict:
     lab.apply(scenario, seed)
     stem = out / f"{scenario.name}-{seed}"
@@ -216,7 +204,7 @@ def main(seeds: int = 5, only: list[str] | None = None, duration: int = 10, out:
     rows: list[dict] = []
     try:
         with PathLab(out) as lab:
-            url = serve(lab, binary, secret, out)
+            url = serve(lab, binary, secret, EDGE_IP, "edge", out)
             token = mint(binary, secret, "lab", APP)
             for scenario in scenarios:
                 for seed in range(1, seeds + 1):

@@ -106,31 +106,12 @@ public struct ICMPErrorReport: Sendable, Hashable {
         let family = UInt16(littleEndian: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
         switch family {
         case 2:
-            return bytes[4..<8].map(String.init).joined(separator: ".")
+            return TransportAddress(bytes: bytes[4..<8], port: 0)?.host
         case 10 where bytes.count >= 24, 30 where bytes.count >= 24:
-            let groups = stride(from: 8, to: 24, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
-            return ipv6Text(groups)
+            return TransportAddress(bytes: bytes[8..<24], port: 0)?.host
         default:
             return nil
         }
-    }
-
-    /// RFC 5952 text: lower case, the longest run of two or more zero groups as `::`.
-    static func ipv6Text(_ groups: [UInt16]) -> String {
-        var best = (start: -1, length: 0)
-        var index = 0
-        while index < groups.count {
-            guard groups[index] == 0 else { index += 1; continue }
-            var end = index
-            while end < groups.count, groups[end] == 0 { end += 1 }
-            if end - index > best.length, end - index >= 2 { best = (index, end - index) }
-            index = end
-        }
-        let hex = groups.map { String($0, radix: 16) }
-        guard best.start >= 0 else { return hex.joined(separator: ":") }
-        let head = hex[..<best.start].joined(separator: ":")
-        let tail = hex[(best.start + best.length)...].joined(separator: ":")
-        return head + "::" + tail
     }
 
     private static func word(_ bytes: [UInt8], at offset: Int, size: Int) -> Int {

@@ -41,8 +41,8 @@ public struct ICMPMessage: Sendable, Hashable {
             }
             // The quoted IPv6 header: 40 bytes, the next header UDP (17) with no extension header.
             guard bytes.count >= quote + 40 + 8, bytes[quote] >> 4 == 6, bytes[quote + 6] == 17 else { return nil }
-            let groups = stride(from: quote + 24, to: quote + 40, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
-            quotedDestination = ICMPErrorReport.ipv6Text(groups)
+            guard let destination = TransportAddress(bytes: bytes[(quote + 24)..<(quote + 40)], port: 0) else { return nil }
+            quotedDestination = destination.host
             udp = quote + 40
         } else {
             switch type {
@@ -53,7 +53,8 @@ public struct ICMPMessage: Sendable, Hashable {
             guard bytes.count >= quote + 20, bytes[quote] >> 4 == 4 else { return nil }
             let inner = Int(bytes[quote] & 0x0F) * 4
             guard inner >= 20, bytes[quote + 9] == 17, bytes.count >= quote + inner + 8 else { return nil }
-            quotedDestination = bytes[(quote + 16)..<(quote + 20)].map(String.init).joined(separator: ".")
+            guard let destination = TransportAddress(bytes: bytes[(quote + 16)..<(quote + 20)], port: 0) else { return nil }
+            quotedDestination = destination.host
             udp = quote + inner
         }
         quotedSourcePort = UInt16(bytes[udp]) << 8 | UInt16(bytes[udp + 1])

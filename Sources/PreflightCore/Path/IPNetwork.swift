@@ -48,49 +48,12 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The bytes of a dotted IPv4 address or an IPv6 address (RFC 4291 text, `::` and an IPv4
-    /// tail allowed, no zone); `nil` for anything else.
+    /// tail allowed, no zone), as ``TransportAddress`` parses them; `nil` for anything else.
     public static func addressBytes(_ text: String) -> [UInt8]? {
-        guard !text.isEmpty, text.utf8.count <= 45 else { return nil }
-        if !text.contains(":") { return ipv4(Substring(text)) }
-        var halves = [text]
-        if let gap = text.firstRange(of: "::") {
-            halves = [String(text[..<gap.lowerBound]), String(text[gap.upperBound...])]
-            guard halves[1].firstRange(of: "::") == nil, !halves[1].hasPrefix(":") else { return nil }
-        }
-        func groups(_ part: String) -> [UInt8]? {
-            if part.isEmpty { return [] }
-            var out: [UInt8] = []
-            let fields = part.split(separator: ":", omittingEmptySubsequences: false)
-            for (index, field) in fields.enumerated() {
-                if index == fields.count - 1, field.contains(".") {
-                    guard let v4 = ipv4(field) else { return nil }
-                    out += v4
-                } else {
-                    guard (1...4).contains(field.count), let value = UInt16(field, radix: 16) else { return nil }
-                    out += [UInt8(value >> 8), UInt8(value & 0xFF)]
-                }
-            }
-            return out
-        }
-        guard let head = groups(halves[0]) else { return nil }
-        if halves.count == 1 { return head.count == 16 ? head : nil }
-        guard let tail = groups(halves[1]), head.count + tail.count <= 14 else { return nil }
-        return head + [UInt8](repeating: 0, count: 16 - head.count - tail.count) + tail
-    }
-
-    private static func ipv4(_ text: Substring) -> [UInt8]? {
-        let fields = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard fields.count == 4 else { return nil }
-        var out: [UInt8] = []
-        for field in fields {
-            guard (1...3).contains(field.count), field.allSatisfy({ $0.isASCII && $0.isNumber }), let value = UInt8(field) else { return nil }
-            out.append(value)
-        }
-        return out
+        TransportAddress(host: text, port: 0)?.bytes
     }
 
     private static func text(_ bytes: [UInt8]) -> String {
-        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-        return stride(from: 0, to: bytes.count, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
+        TransportAddress(bytes: bytes, port: 0)?.host ?? ""
     }
 }

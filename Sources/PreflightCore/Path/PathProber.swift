@@ -129,8 +129,8 @@ public struct PathProber: Sendable {
     private let focus: @Sendable ([HopObservation]) -> [Int]
     /// The TTLs rounds visit, chosen when discovery ends.
     public private(set) var focused: [Int]?
-    /// The shortest time between two probes to one hop in rounds, set when discovery ends.
-    public private(set) var hopInterval = 0.0
+    /// The shortest time between two probes to one hop in rounds.
+    public var hopInterval: Double { 1 / max(0.001, configuration.hopAnswerRate) }
 
     /// Creates a prober; `focus` picks the TTLs the rounds visit from the hops discovery found
     /// (all of them by default), `generator` draws the transaction IDs (the system's by default).
@@ -200,7 +200,6 @@ public struct PathProber: Sendable {
             let known = Array(observations.prefix(roundHops)) + (observations.count < roundHops ? [HopObservation(ttl: roundHops)] : [])
             let picked = focus(known).filter { (1...roundHops).contains($0) }
             focused = picked.isEmpty ? Array(1...roundHops) : Array(Set(picked)).sorted()
-            hopInterval = 1 / max(0.001, configuration.hopAnswerRate)
         }
         guard let visits = focused, let due = nextRoundAt(now: now), now >= due else { return nil }
         lastRoundAt = now

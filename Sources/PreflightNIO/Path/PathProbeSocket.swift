@@ -1,5 +1,6 @@
 #if os(Linux)
     import Glibc
+    import NIOCore
     import PreflightCore
 
     /// The UDP socket of a path diagnosis on Linux: connected to the edge's media address, with
@@ -10,42 +11,23 @@
         let descriptor: Int32
         let isIPv6: Bool
 
-        init(host: String, port: UInt16) throws(PreflightError) {
-            guard let bytes = IPNetwork.addressBytes(host) else {
-                throw PreflightError(code: .pathDiagnosisUnavailable, message: "path probe: not an address: \(host.prefix(64))")
-            }
-            isIPv6 = bytes.count == 16
-            let family = isIPv6 ? AF_INET6 : AF_INET
-            let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        init(destination: TransportAddress) throws(PreflightError) {
+            isIPv6 = destination.family == .ipv6
+            let descriptor = socket(
+                isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard descriptor >= 0 else {
                 throw PreflightError(code: .pathDiagnosisUnavailable, message: "path probe: socket: \(String(cString: strerror(errno)))")
             }
             var on: Int32 = 1
             let level = isIPv6 ? Int32(IPPROTO_IPV6) : Int32(IPPROTO_IP)
             let option = isIPv6 ? Int32(IPV6_RECVERR) : Int32(IP_RECVERR)
-            var address = Self.socketAddress(bytes, port: port)
-            let connected = address.withUnsafeMutableBytes { raw in
-                connect(descriptor, raw.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
-            }
+            let connected = destination.socketAddress?.withSockAddr { connect(descriptor, $0, socklen_t($1)) } ?? -1
             guard setsockopt(descriptor, level, option, &on, socklen_t(MemoryLayout<Int32>.size)) == 0, connected == 0 else {
                 let reason = String(cString: strerror(errno))
                 _ = Glibc.close(descriptor)
-                throw PreflightError(code: .pathDiagnosisUnavailable, message: "path probe: \(host):\(port): \(reason)")
+                throw PreflightError(code: .pathDiagnosisUnavailable, message: "path probe: \(destination): \(reason)")
             }
             self.descriptor = descriptor
-        }
-
-        /// A `sockaddr_in` or `sockaddr_in6` of `bytes` and `port`.
-        static func socketAddress(_ bytes: [UInt8], port: UInt16) -> [UInt8] {
-            var out: [UInt8] = []
-            withUnsafeBytes(of: UInt16(bytes.count == 16 ? AF_INET6 : AF_INET)) { out += $0 }
-            out += [UInt8(port >> 8), UInt8(port & 0xFF)]
-            if bytes.count == 16 {
-                out += [0, 0, 0, 0] + bytes + [0, 0, 0, 0]
-            } else {
-                out += bytes + [UInt8](repeating: 0, count: 8)
-            }
-            return out
         }
 
         func close() {

@@ -30,11 +30,16 @@ public enum PathProbing {
         host: String, port: UInt16, configuration: PathProber.Configuration,
         focus: @escaping @Sendable ([PathProber.HopObservation]) -> [Int] = { $0.map(\.ttl) }
     ) async -> PathProbeOutcome {
-        let destination = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        guard let address = TransportAddress(host: host, port: port) else {
+            return PathProbeOutcome(
+                destination: "\(host.prefix(64)):\(port)",
+                error: PreflightError(code: .pathDiagnosisUnavailable, message: "path probe: not an address: \(host.prefix(64))"))
+        }
+        let destination = address.description
         #if os(Linux)
             let socket: PathProbeSocket
             do {
-                socket = try PathProbeSocket(host: host, port: port)
+                socket = try PathProbeSocket(destination: address)
             } catch {
                 return PathProbeOutcome(destination: destination, error: error)
             }
