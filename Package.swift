@@ -300,6 +300,8 @@ let package = Package(
                 "PreflightNIO",
                 "PreflightEdge",
                 "PreflightTesting",
+                // The report page of a test with a path diagnosis.
+                "PreflightHTML",
                 // Opus in tests and calls: whether this build has libopus.
                 "PreflightOpus",
                 // HMAC-SHA256 for hand-signed hostile tokens in the attack suite.

@@ -108,7 +108,7 @@ struct PreflightTestRun: SessionRun {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
-        try NetworkFollower.validate(networkTypes: options.networkTypes)
+        let networkTypeOverrides = try NetworkFollower.overrides(networkTypes: options.networkTypes)
         try options.pathDiagnosis?.validate()
         for text in options.pathDiagnosis?.privateNetworks ?? [] { _ = try IPNetwork(text) }
         // An adaptive test needs two samples to judge; an hour is the longest any test runs.
@@ -129,7 +129,7 @@ struct PreflightTestRun: SessionRun {
                     checkTimeout: options.iceTimeout, disconnectTimeout: options.mediaTimeout,
                     consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime), peerName: "the edge"),
                 offersLoopback: HostInterfaces.isLoopback(url: options.edgeURL),
-                turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
+                turnTrustedCertificatesFile: options.turnTrustedCertificatesFile, networkTypeOverrides: networkTypeOverrides),
             origin: origin, logger: test.logger, events: { inputs.yield(.session(.ice($0, on: .main))) })
         let signaling = SignalingClient(
             configuration: SignalingClientConfiguration(

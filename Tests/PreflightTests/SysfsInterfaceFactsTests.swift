@@ -52,6 +52,23 @@ import Testing
         }
     }
 
+    /// A run's own overrides (the command line's `--network-type`) type its host candidates, as
+    /// they type its network monitor's networks, without the environment variable.
+    @Test func aRunsOverridesTypeItsHostCandidates() throws {
+        let entries = [
+            InterfaceAddressEntry(interfaceName: "lab0", family: .ipv4, address: "198.18.40.2"),
+            InterfaceAddressEntry(interfaceName: "lab1", family: .ipv4, address: "198.18.41.2"),
+        ]
+        let overrides = try NetworkTypeOverrides(parsing: "lab0=wifi,lab1=cellular")
+        let hosts = HostInterfaces.enumerate(loopback: false, includesIPv6: false, entries: entries, overrides: overrides)
+        #expect(hosts.map(\.address) == ["198.18.40.2", "198.18.41.2"])
+        #expect(hosts.map(\.networkType) == [NetworkType.wifi.rawValue, NetworkType.cellular.rawValue])
+        // Cellular first when it is the one said to be wired: the order follows the types.
+        let swapped = HostInterfaces.enumerate(
+            loopback: false, includesIPv6: false, entries: entries, overrides: try NetworkTypeOverrides(parsing: "lab0=cellular,lab1=ethernet"))
+        #expect(swapped.map(\.address) == ["198.18.41.2", "198.18.40.2"])
+    }
+
     /// The host candidates of loopback: typed Loopback.
     @Test func loopbackHostsAreTypedLoopback() {
         let hosts = HostInterfaces.enumerate(loopback: true, includesIPv6: false)

@@ -9,7 +9,7 @@ The home LAN is 198.18.40.0/24 (the lab's addresses stay in RFC 2544's range, so
 it is private with `--private-network`), and the client's interface is called Wi-Fi
 (`--network-type c0=wifi`). Seen from the client: hop 1 home (your Wi-Fi: L1), hop 2 isp1 and hop 3
 isp2 (the access network: L2, L3), hop 4 the edge (the way to the edge: L4). A link is impaired in
-the namespace at its far end, both ways, for UDP and ICMP alike (the NFQUEUE delayer in mangle
+the namespace at its far end (L1 at the client's), both ways, for UDP and ICMP alike (the NFQUEUE delayer in mangle
 PREROUTING and POSTROUTING), so a router's own replies cross it as packets do; the delayer's log
 is the truth of what each of the test's packets met.
 """
@@ -34,8 +34,12 @@ from labkit.path_rows import Scenario, judge, mtr_worst, table, targets, truth_f
 HOSTS = ("client", "home", "isp1", "isp2", "edge")
 EDGE_IP = "198.18.43.2"
 LAN = "198.18.40.0/24"
-# link → (the namespace at its far end, its interface there toward the client)
-LINKS = {1: ("home", "h-lan"), 2: ("isp1", "i1-h"), 3: ("isp2", "i2-1"), 4: ("edge", "e0")}
+# link → (the namespace that impairs it, its interface on the link, whether that end is the client).
+# L1 is impaired at the client's end: on the home router, a queued first packet of a connection
+# that then expires there (TTL 1) gets no ICMP error back through its NAT (an unconfirmed
+# conntrack entry), which lost the first hop-1 probe of every run and all of mtr's (one new
+# connection per probe).
+LINKS = {1: ("client", "c0", True), 2: ("isp1", "i1-h", False), 3: ("isp2", "i2-1", False), 4: ("edge", "e0", False)}
 
 
 SCENARIOS = [
@@ -119,7 +123,7 @@ class PathLab(Scoped):
             self.exec(host, "nft", "add rule inet pathlab out icmp type time-exceeded drop")
         if scenario.link is None:
             return
-        host, dev = LINKS[scenario.link]
+        host, dev, near = LINKS[scenario.link]
         spec = DirectionSpec.from_dict(scenario.spec)
         config = self.workdir / "impair.json"
         config.write_text(json.dumps({"seed": seed, "up": spec.to_dict(), "down": spec.to_dict(), "queues": {"up": 1, "down": 2}}))
@@ -129,9 +133,12 @@ class PathLab(Scoped):
         assert self.delayer.stdout is not None
         if self.delayer.stdout.readline().strip() != "ready":
             raise LabError("the delayer did not start; is netfilterqueue installed?")
+        # Queue 1 is the way to the edge: what arrives at the far end, or leaves the client.
+        up, down = ("POSTROUTING", "PREROUTING") if near else ("PREROUTING", "POSTROUTING")
         for proto in ("udp", "icmp"):
-            self.exec(host, "iptables", "-t", "mangle", "-A", "PREROUTING", "-i", dev, "-p", proto, "-j", "NFQUEUE", "--queue-num", "1")
-            self.exec(host, "iptables", "-t", "mangle", "-A", "POSTROUTING", "-o", dev, "-p", proto, "-j", "NFQUEUE", "--queue-num", "2")
+            for chain, queue in ((up, "1"), (down, "2")):
+                way = "-o" if chain == "POSTROUTING" else "-i"
+                self.exec(host, "iptables", "-t", "mangle", "-A", chain, way, dev, "-p", proto, "-j", "NFQUEUE", "--queue-num", queue)
         self.impaired = (host, dev)
 
     def clear(self) -> Path | None:
@@ -147,7 +154,7 @@ class PathLab(Scoped):
             self.delayer = None
             log = self.delayer_log
         if self._made:
-            for host in ("home", "isp1", "isp2", "edge"):
+            for host in ("client", "home", "isp1", "isp2", "edge"):
                 self.exec(host, "iptables", "-t", "mangle", "-F", check=False)
                 self.exec(host, "nft", "delete table inet pathlab", check=False)
                 self.exec(host, "sysctl", "-qw", "net.ipv4.icmp_ratelimit=1000", check=False)
@@ -164,10 +171,9 @@ def one_run(lab: PathLab, binary: Path, url: str, token: str, scenario: Scenario
     mtr_argv = ["mtr", "--json", "-n", "-u", "-c", str(duration * 2), "-i", "0.5", EDGE_IP]
     # mtr runs after the test, under the same conditions: at the same time, its probes would spend
     # the routers' ICMP allowance for this source and the diagnosis would see mtr's rate limiting.
-    # The candidates' types come from the environment's overrides (the network follower's from
-    # --network-type): both name the client's interface Wi-Fi.
-    env = dict(os.environ, PREFLIGHT_NETWORK_TYPES="c0=wifi")
-    test_result = subprocess.run(["ip", "netns", "exec", lab.ns["client"], *test_argv], capture_output=True, text=True, timeout=120, env=env)
+    # --network-type names the client's interface Wi-Fi for its host candidates and its network
+    # follower alike.
+    test_result = subprocess.run(["ip", "netns", "exec", lab.ns["client"], *test_argv], capture_output=True, text=True, timeout=120)
     mtr_result = subprocess.run(["ip", "netns", "exec", lab.ns["client"], *mtr_argv], capture_output=True, text=True, timeout=120)
     log = lab.clear()
     stem.with_suffix(".json").write_text(test_result.stdout)
@@ -175,21 +181,46 @@ def one_run(lab: PathLab, binary: Path, url: str, token: str, scenario: Scenario
     stem.with_suffix(".mtr.json").write_text(mtr_result.stdout)
     if log is not None and log.exists():
         log.rename(stem.with_suffix(".delayer.csv"))
-        truth = truth_from_log(stem.with_suffix(".delayer.csv").read_text())
-    else:
-        truth = None
+    return judge_saved(scenario, seed, stem, test_result.returncode)
+
+
+def judge_saved(scenario: Scenario, seed: int, stem: Path, test_exit: int) -> dict:
+    """One run's row from what it left in the output directory: the test's report, the
+    delayer's log (the truth) and mtr's report."""
+    delayer = stem.with_suffix(".delayer.csv")
+    truth = truth_from_log(delayer.read_text()) if delayer.exists() else None
+    stdout = stem.with_suffix(".json").read_text() if stem.with_suffix(".json").exists() else ""
     try:
-        report = json.loads(test_result.stdout)
+        report = json.loads(stdout)
     except json.JSONDecodeError:
-        report = {"pathDiagnosis": {"error": {"code": 0, "message": f"the test printed no report: {test_result.stderr[-300:]}"}}}
+        log = stem.with_suffix(".log").read_text() if stem.with_suffix(".log").exists() else ""
+        report = {"pathDiagnosis": {"error": {"code": 0, "message": f"the test printed no report: {log[-300:]}"}}}
     try:
-        mtr_report = mtr_worst(json.loads(mtr_result.stdout))
-    except json.JSONDecodeError:
+        mtr_report = mtr_worst(json.loads(stem.with_suffix(".mtr.json").read_text()))
+    except (json.JSONDecodeError, FileNotFoundError):
         mtr_report = None
     row = judge(scenario, report, truth, mtr_report)
     row["seed"] = seed
-    row["test_exit"] = test_result.returncode
+    row["test_exit"] = test_exit
     return row
+
+
+def rejudge(out: Path) -> int:
+    """The table and the targets of the runs saved in `out`, judged again by the current rules
+    (`scripts/lab path --judge DIR`); no namespace is made."""
+    rows = []
+    for scenario in SCENARIOS:
+        seed = 1
+        while (stem := out / f"{scenario.name}-{seed}").with_suffix(".json").exists():
+            rows.append(judge_saved(scenario, seed, stem, 0 if stem.with_suffix(".json").read_text().strip() else 1))
+            seed += 1
+    if not rows:
+        print(f"no runs in {out}", file=sys.stderr)
+        return 2
+    print(table(rows))
+    verdict, lines = targets(rows)
+    print("\n".join(lines))
+    return 0 if verdict else 1
 
 
 def main(seeds: int = 5, only: list[str] | None = None, duration: int = 10, out: Path | None = None) -> int:

@@ -82,6 +82,7 @@ def judge(scenario: Scenario, report: dict, truth: dict | None, mtr: dict | None
         "suspects": [f"{s['problem']}@{s['segment']} {s['confidence']:.2f}" for s in suspects],
         "correct": bool(ours and ours.get("segment") == scenario.truth_segment) if problem else not blames,
         "named": bool(likeliest and likeliest.get("segment") == scenario.truth_segment) if problem else not blames,
+        "stated": likeliest.get("confidence") if likeliest else None,
         "false_blames": len(wrong),
         "probes": path.get("probesSent", 0), "test_packets": path.get("testPackets", 0),
         "share": (path.get("probesSent", 0) / path["testPackets"] * 100) if path.get("testPackets") else None,
@@ -144,6 +145,23 @@ def targets(rows: list[dict]) -> tuple[bool, list[str]]:
         (f"tests that failed or could not probe: {len(failed)}", not failed),
     ]
     lines = [f"  {'ok  ' if ok else 'MISS'} {text}" for text, ok in checks]
+    lines += calibration(impaired)
     lines.append(f"  mtr's naive reading (the hop with the most loss) blames the rate-limiting hop in {mtr_limited} of {len(limited)} "
                  f"rate-limited runs, and names the impaired segment in {mtr_right} of {len(impaired)} impaired runs")
     return all(ok for _, ok in checks), lines
+
+
+CALIBRATION_BINS = ((0.0, 0.6), (0.6, 0.8), (0.8, 0.95), (0.95, 1.01))
+
+
+def calibration(impaired: list[dict]) -> list[str]:
+    """Whether the stated probabilities mean what they say: for the runs whose likeliest segment
+    was stated with a probability in each bin, how often it was the right one."""
+    parts = []
+    for low, high in CALIBRATION_BINS:
+        runs = [r for r in impaired if r.get("stated") is not None and low <= r["stated"] < high]
+        if runs:
+            stated = sum(r["stated"] for r in runs) / len(runs) * 100
+            right = sum(1 for r in runs if r["named"])
+            parts.append(f"{low * 100:.0f}–{min(high, 1.0) * 100:.0f} %: {right} of {len(runs)} right (stated {stated:.0f} % on average)")
+    return [f"  calibration of the likeliest segment's stated probability: {'; '.join(parts)}"] if parts else []

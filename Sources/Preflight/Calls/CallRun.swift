@@ -82,7 +82,7 @@ extension CallRun {
         if !options.fakeMicInput, options.audioInput == nil {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
-        try NetworkFollower.validate(networkTypes: options.networkTypes)
+        let networkTypeOverrides = try NetworkFollower.overrides(networkTypes: options.networkTypes)
         let codecs = try AudioCodecs.offer(options.preferredAudioCodecs)
         let audioReceived: (@Sendable ([Int16]) -> Void)?
         if let output = options.audioOutput {
@@ -98,7 +98,7 @@ extension CallRun {
                     checkTimeout: options.iceTimeout, disconnectTimeout: options.mediaTimeout,
                     consentTimeout: options.consentTimeout, wallClockOrigin: Double(startTime), peerName: "the edge"),
                 offersLoopback: HostInterfaces.isLoopback(url: edgeURL),
-                turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
+                turnTrustedCertificatesFile: options.turnTrustedCertificatesFile, networkTypeOverrides: networkTypeOverrides),
             origin: origin, logger: logger, events: { inputs.yield(.session(.ice($0, on: .main))) })
         let media = MediaSession(
             configuration: MediaSessionConfiguration(cname: "preflight-\(ice.localUfrag)"),

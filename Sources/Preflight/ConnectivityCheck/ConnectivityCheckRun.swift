@@ -75,7 +75,7 @@ struct ConnectivityCheckRun: SessionRun {
         let welcome: InitAnswer
         do throws(PreflightError) {
             offeredCodecs = try AudioCodecs.offer(options.preferredAudioCodecs)
-            try NetworkFollower.validate(networkTypes: options.networkTypes)
+            _ = try NetworkFollower.overrides(networkTypes: options.networkTypes)
             _ = try VideoTestPacketizer(bitrate: options.videoBitrate, frameRate: options.videoFrameRate)
             welcome = try await InitClient.fetch(
                 edge: options.edge, accessToken: options.accessToken, region: region,
@@ -170,7 +170,8 @@ struct ConnectivityCheckRun: SessionRun {
                 agent: ICEAgent.Configuration(
                     transportPolicy: options.iceTransportPolicy, gatheringTimeout: options.gatheringTimeout, checkTimeout: options.iceTimeout,
                     wallClockOrigin: Date().timeIntervalSince1970 * 1000, peerName: "the edge"),
-                offersLoopback: HostInterfaces.isLoopback(url: url), turnTrustedCertificatesFile: options.turnTrustedCertificatesFile),
+                offersLoopback: HostInterfaces.isLoopback(url: url), turnTrustedCertificatesFile: options.turnTrustedCertificatesFile,
+                networkTypeOverrides: try NetworkFollower.overrides(networkTypes: options.networkTypes)),
             origin: origin, logger: logger, events: events)
     }
 

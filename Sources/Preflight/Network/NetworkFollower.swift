@@ -53,12 +53,13 @@ extension ConnectivityCheckOptions: NetworkFollowingOptions {}
 /// on), and the run hears of it (``NetworkChange``). What the change means for the run is
 /// ``NetworkSwitchTracker``'s to say.
 enum NetworkFollower {
-    /// Checks an option's `networkTypes` text before a run starts.
+    /// An option's `networkTypes` text, checked before a run starts: the overrides its host
+    /// candidates and its network monitor both use; `nil` (the environment's) without one.
     /// - Throws: ``PreflightError`` `.invalidArgument` (70005) when it does not parse.
-    static func validate(networkTypes text: String?) throws(PreflightError) {
-        guard let text else { return }
+    static func overrides(networkTypes text: String?) throws(PreflightError) -> NetworkTypeOverrides? {
+        guard let text else { return nil }
         do throws(PreflightError) {
-            _ = try NetworkTypeOverrides(parsing: text)
+            return try NetworkTypeOverrides(parsing: text)
         } catch {
             throw PreflightError(code: error.code, message: "networkTypes: \(error.message)")
         }

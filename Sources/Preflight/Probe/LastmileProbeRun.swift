@@ -75,14 +75,15 @@ struct LastmileProbeRun: SessionRun {
         let (outgoing, outbox) = AsyncStream<SignalingMessage>.makeStream()
         let ice: ICEAgentDriver
         do {
-            try NetworkFollower.validate(networkTypes: options.networkTypes)
+            let networkTypeOverrides = try NetworkFollower.overrides(networkTypes: options.networkTypes)
             ice = try await ICEAgentDriver.bind(
                 configuration: ICEAgentDriverConfiguration(
                     agent: ICEAgent.Configuration(
                         transportPolicy: options.iceTransportPolicy, gatheringTimeout: options.gatheringTimeout,
                         checkTimeout: options.iceTimeout, wallClockOrigin: Date().timeIntervalSince1970 * 1000, peerName: "the edge"),
                     offersLoopback: HostInterfaces.isLoopback(url: options.edgeURL),
-                    turnTrustedCertificatesFile: options.turnTrustedCertificatesFile, receiveBufferSize: options.receiveBufferSize),
+                    turnTrustedCertificatesFile: options.turnTrustedCertificatesFile, receiveBufferSize: options.receiveBufferSize,
+                    networkTypeOverrides: networkTypeOverrides),
                 origin: origin, logger: probe.logger, events: { inputs.yield(.session(.ice($0, on: .main))) })
         } catch {
             probe.finish(LastmileProbeResult(state: .unavailable, error: ReportError(error)), error: error)

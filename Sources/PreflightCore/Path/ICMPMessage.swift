@@ -3,8 +3,9 @@
 /// an unprivileged reader): what it says, and which datagram it quotes. Pure, so that it can be
 /// tested and fuzzed on any platform (`FuzzPathErrorQueue`).
 ///
-/// An IPv4 read starts with the IP header (its length from the header itself); an ICMPv6 read
-/// starts with the ICMPv6 header. The error quotes the datagram that caused it (RFC 792: its IP
+/// An IPv4 read starts with the IP header (its length from the header itself), as Darwin's
+/// ICMP datagram sockets hand it, or with the ICMP header (an error's type, 3 or 11, cannot be
+/// taken for an IPv4 header's first byte); an ICMPv6 read starts with the ICMPv6 header. The error quotes the datagram that caused it (RFC 792: its IP
 /// header and at least 8 bytes; RFC 1812 and RFC 4443: as much as fits): the quoted UDP header's
 /// ports and the quoted destination say whose probe it was, its first 20 payload bytes the
 /// probe's STUN transaction ID.
@@ -19,16 +20,22 @@ public struct ICMPMessage: Sendable, Hashable {
     public let quotedSourcePort: UInt16
     /// The probe's transaction ID when the quote carried it.
     public let transactionID: STUNTransactionID?
+    /// The router that sent it: the IPv4 header's source when the read carried the header
+    /// (otherwise the socket's sender address says).
+    public let sender: String?
 
     /// Parses `bytes`; `nil` for anything but an error quoting a UDP datagram (an echo reply, a
     /// truncated quote, another protocol). `ipv6`: whether it came from an ICMPv6 socket.
     public init?(parsing bytes: [UInt8], ipv6: Bool) {
         var offset = 0
-        if !ipv6 {
-            guard bytes.count >= 20, bytes[0] >> 4 == 4 else { return nil }
-            offset = Int(bytes[0] & 0x0F) * 4
+        var sender: String?
+        if !ipv6, let first = bytes.first, first >> 4 == 4 {
+            guard bytes.count >= 20 else { return nil }
+            offset = Int(first & 0x0F) * 4
             guard offset >= 20 else { return nil }
+            sender = TransportAddress(bytes: bytes[12..<16], port: 0)?.host
         }
+        self.sender = sender
         guard bytes.count >= offset + 8 else { return nil }
         let type = bytes[offset], code = bytes[offset + 1]
         let quote = offset + 8

@@ -11,10 +11,12 @@
 ///    before it), so that one lost probe neither hides a router nor makes the destination seem a
 ///    hop further than it is.
 /// 2. **Rounds**: what is left of ``Configuration/probeBudget`` goes to the hops that `focus` picks
-///    from those found (``PathVerdict/focusHops(_:)``: the last hop of each segment; all of them
-///    without a focus), in turn, spread evenly over what is left of ``Configuration/duration``
-///    (the last ``Configuration/answerTimeout`` left free, so every probe can be answered in it),
-///    no hop more often than it answers (``Configuration/hopAnswerRate``).
+///    from those found, the most telling first (``PathVerdict/focusHops(_:)``; all of them, nearest
+///    first, without a focus): as many of them as the budget can ask at the hops' pace
+///    (``Configuration/hopAnswerRate``) until the end, at least one. They are asked in turn,
+///    spread evenly over what is left of ``Configuration/duration`` (the last
+///    ``Configuration/answerTimeout`` left free, so every probe can be answered in it), no hop
+///    more often than it answers.
 ///
 /// A probe is a STUN Binding request (RFC 8489, no attributes) with a transaction ID of its own:
 /// a router's ICMP error quotes it (Linux routers, and RFC 1812 routers, quote the datagram), the
@@ -198,8 +200,13 @@ public struct PathProber: Sendable {
         }
         if focused == nil {
             let known = Array(observations.prefix(roundHops)) + (observations.count < roundHops ? [HopObservation(ttl: roundHops)] : [])
-            let picked = focus(known).filter { (1...roundHops).contains($0) }
-            focused = picked.isEmpty ? Array(1...roundHops) : Array(Set(picked)).sorted()
+            var picked: [Int] = []
+            for ttl in focus(known) where (1...roundHops).contains(ttl) && !picked.contains(ttl) { picked.append(ttl) }
+            if picked.isEmpty { picked = Array(1...roundHops) }
+            // Each hop kept is asked at its pace to the end; the budget decides how many are kept.
+            let perHop = max(1, configuration.hopAnswerRate * max(0, end - now))
+            let affordable = max(1, Int(Double(configuration.probeBudget - probesSent) / perHop))
+            focused = Array(picked.prefix(affordable)).sorted()
         }
         guard let visits = focused, let due = nextRoundAt(now: now), now >= due else { return nil }
         lastRoundAt = now

@@ -31,7 +31,10 @@ import Foundation
 /// difference of successive round trips of its answers, read when it has at least 3. The jitter
 /// starts at the first hop from which every later hop with 3 answers varies by at least the
 /// trigger (the destination, when none before it does); it is blamed when every hop before it
-/// with 3 answers varies by less than half the trigger, otherwise it is a suspect (confidence 0.5).
+/// with 3 answers varies by less than half the trigger. Otherwise the answers of the hops just
+/// before it already vary (by half the trigger or more: a clean hop's vary by a fraction of a
+/// millisecond), so the jitter likelier starts at the first of them, and that hop is a suspect
+/// (confidence 0.5).
 ///
 /// **Delay** is looked at when the destination's lowest round trip is at least
 /// ``Configuration/delayTrigger`` (300 ms). It starts at the first hop whose lowest round trip
@@ -124,20 +127,24 @@ public struct PathVerdict: Sendable {
 
     // MARK: Segments
 
-    /// The hops worth probing after discovery: the last answering hop of each segment but the
-    /// destination's (whose loss and jitter the test itself measures), or the last hop of the
-    /// path when the destination did not answer. Where a problem starts is decided at these
-    /// boundaries, so the probes go there.
+    /// The hops worth probing after discovery, the most telling first: the last answering hop of
+    /// each segment but the destination's (whose loss and jitter the test itself measures), where
+    /// a problem's segment is decided; then every other answering hop before the destination, each
+    /// a router of its own whose answers add to its segment's evidence; the last hop of the path
+    /// when the destination did not answer. The prober keeps as many of them, in this order, as
+    /// its budget can ask at its pace.
     public func focusHops(_ hops: [PathProber.HopObservation]) -> [Int] {
         let kinds = segmentKinds(hops)
         let reached = hops.last?.reachedDestination == true
+        let candidates = hops.indices.filter { !(reached && $0 == hops.count - 1) }
         var picked: [Int] = []
         for kind in PathSegmentKind.allCases {
-            let members = hops.indices.filter { kinds[$0] == kind && !(reached && $0 == hops.count - 1) }
+            let members = candidates.filter { kinds[$0] == kind }
             guard let last = members.last else { continue }
             picked.append((members.last { hops[$0].address != nil } ?? last) + 1)
         }
-        if !reached, let last = hops.last?.ttl { picked.append(last) }
+        if !reached, let last = hops.last?.ttl, !picked.contains(last) { picked.append(last) }
+        for index in candidates where hops[index].address != nil && !picked.contains(index + 1) { picked.append(index + 1) }
         return picked
     }
 
@@ -309,8 +316,16 @@ public struct PathVerdict: Sendable {
             guard let jitter = hop.jitter, jitter >= trigger else { break }
             start = hop
         }
-        let clean = measured.filter { $0.ttl < start.ttl }.allSatisfy { ($0.jitter ?? 0) < trigger / 2 }
-        return PathBlame(problem: .jitter, segment: start.segment, startsAtHop: start.ttl, value: destination.jitter, confidence: clean ? 1 : 0.5)
+        let before = measured.filter { $0.ttl < start.ttl }
+        if before.allSatisfy({ ($0.jitter ?? 0) < trigger / 2 }) {
+            return PathBlame(problem: .jitter, segment: start.segment, startsAtHop: start.ttl, value: destination.jitter, confidence: 1)
+        }
+        var likeliest = start
+        for hop in before.reversed() {
+            guard let jitter = hop.jitter, jitter >= trigger / 2 else { break }
+            likeliest = hop
+        }
+        return PathBlame(problem: .jitter, segment: likeliest.segment, startsAtHop: likeliest.ttl, value: destination.jitter, confidence: 0.5)
     }
 
     func placeDelay(_ hops: [PathHop]) -> PathBlame? {

@@ -15,14 +15,17 @@ public enum HostInterfaces {
     /// interface's IPv4 address, and its IPv6 addresses when `includesIPv6` (not link-local,
     /// whose scope a candidate cannot carry). Loopback addresses when `loopback`, else the
     /// others; never empty of IPv4 (the wildcard or 127.0.0.1 stands in). Types come from
-    /// ``NetworkTypeClassifier`` with the overrides of `PREFLIGHT_NETWORK_TYPES` (none when it
-    /// does not parse: the network monitor reports that error).
-    public static func enumerate(loopback: Bool, includesIPv6: Bool) -> [ICEAgent.HostInterface] {
-        enumerate(loopback: loopback, includesIPv6: includesIPv6, entries: InterfaceAddressEntry.system())
+    /// ``NetworkTypeClassifier`` with `overrides`, or without them those of
+    /// `PREFLIGHT_NETWORK_TYPES` (none when it does not parse: the network monitor reports that
+    /// error).
+    public static func enumerate(loopback: Bool, includesIPv6: Bool, overrides: NetworkTypeOverrides? = nil) -> [ICEAgent.HostInterface] {
+        enumerate(loopback: loopback, includesIPv6: includesIPv6, entries: InterfaceAddressEntry.system(), overrides: overrides)
     }
 
-    static func enumerate(loopback: Bool, includesIPv6: Bool, entries: [InterfaceAddressEntry]) -> [ICEAgent.HostInterface] {
-        let classifier = NetworkTypeClassifier(overrides: (try? NetworkMonitor.environmentOverrides()) ?? NetworkTypeOverrides())
+    static func enumerate(
+        loopback: Bool, includesIPv6: Bool, entries: [InterfaceAddressEntry], overrides: NetworkTypeOverrides? = nil
+    ) -> [ICEAgent.HostInterface] {
+        let classifier = NetworkTypeClassifier(overrides: overrides ?? (try? NetworkMonitor.environmentOverrides()) ?? NetworkTypeOverrides())
         var addresses: [(interface: ICEAgent.HostInterface, rank: Int)] = []
         for entry in entries {
             let ip = entry.address
@@ -52,15 +55,17 @@ public enum HostInterfaces {
     /// interface with an address to offer, its index and type, its addresses in the order above.
     /// A network's own sockets are bound to these (``ICEAgentDriver``); none when no interface
     /// has one (the wildcard then stands in).
-    public static func networks(loopback: Bool, includesIPv6: Bool) -> [HostNetwork] {
-        offered(loopback: loopback, includesIPv6: includesIPv6).networks
+    public static func networks(loopback: Bool, includesIPv6: Bool, overrides: NetworkTypeOverrides? = nil) -> [HostNetwork] {
+        offered(loopback: loopback, includesIPv6: includesIPv6, overrides: overrides).networks
     }
 
     /// The host addresses to offer (``enumerate(loopback:includesIPv6:)``, in its order) and the
     /// networks they are on, from one read of the interfaces and one classification each.
-    static func offered(loopback: Bool, includesIPv6: Bool) -> (hosts: [ICEAgent.HostInterface], networks: [HostNetwork]) {
+    static func offered(
+        loopback: Bool, includesIPv6: Bool, overrides: NetworkTypeOverrides? = nil
+    ) -> (hosts: [ICEAgent.HostInterface], networks: [HostNetwork]) {
         let entries = InterfaceAddressEntry.system()
-        let hosts = enumerate(loopback: loopback, includesIPv6: includesIPv6, entries: entries)
+        let hosts = enumerate(loopback: loopback, includesIPv6: includesIPv6, entries: entries, overrides: overrides)
         var networks: [HostNetwork] = []
         for host in hosts {
             guard let entry = entries.first(where: { $0.address == host.address }) else { continue }

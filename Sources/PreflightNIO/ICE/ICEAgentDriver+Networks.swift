@@ -82,7 +82,8 @@ extension ICEAgentDriver {
     func bindInitialNetworks() async {
         var hosts: [ICEAgent.HostInterface] = []
         var bound: [ICEAgent.Socket: TransportAddress] = [:]
-        let offered = HostInterfaces.offered(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil)
+        let offered = HostInterfaces.offered(
+            loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil, overrides: configuration.networkTypeOverrides)
         for network in offered.networks {
             let (some, sockets) = await bindSockets(for: network)
             hosts += some

@@ -167,7 +167,8 @@ public final class ICEAgentDriver: Sendable {
         // Each network's own sockets (bound at the start); the wildcard's addresses without them.
         let initial = networkSockets.withLock { $0.initial }
         let hosts = initial.hosts.isEmpty
-            ? HostInterfaces.enumerate(loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil) : initial.hosts
+            ? HostInterfaces.enumerate(
+                loopback: configuration.offersLoopback, includesIPv6: ipv6Socket != nil, overrides: configuration.networkTypeOverrides) : initial.hosts
         sockets.merge(initial.bound) { first, _ in first }
         update { $0.gather(hosts: hosts, sockets: sockets, servers: servers, now: self.seconds(.now)) }
     }

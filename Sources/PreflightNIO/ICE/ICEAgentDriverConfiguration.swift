@@ -17,13 +17,17 @@ public struct ICEAgentDriverConfiguration: Sendable {
     /// system's default, by default. A bandwidth probe asks for ≥ 1 MB so that a burst is not
     /// dropped on this host.
     public var receiveBufferSize: Int?
+    /// The network types of named interfaces, for the host candidates (the command line's
+    /// `--network-type`): `nil`, `PREFLIGHT_NETWORK_TYPES`'s, by default.
+    public var networkTypeOverrides: NetworkTypeOverrides?
 
     /// Creates a configuration; every parameter has the default documented on its property.
     public init(
         agent: ICEAgent.Configuration = ICEAgent.Configuration(), ipv4Address: String = "0.0.0.0", bindsIPv6: Bool = true,
         offersLoopback: Bool = false, turnTrustedCertificatesFile: String? = nil,
-        receiveBufferSize: Int? = nil
+        receiveBufferSize: Int? = nil, networkTypeOverrides: NetworkTypeOverrides? = nil
     ) {
+        self.networkTypeOverrides = networkTypeOverrides
         self.receiveBufferSize = receiveBufferSize
         self.agent = agent
         self.ipv4Address = ipv4Address

@@ -49,9 +49,35 @@
             _ = poll(&entry, 1, max(0, milliseconds))
         }
 
+        /// Every answer waiting: the error queue's ICMP errors and the destination's STUN answers
+        /// (at most 256 reads at a time).
+        func answers(host: String) -> [PathProbeAnswer] {
+            var found: [PathProbeAnswer] = []
+            for _ in 0..<256 {
+                var progressed = false
+                if let entry = readError() {
+                    progressed = true
+                    if let report = entry,
+                        let answer = PathProbeAnswer(report.kind, transactionID: report.transactionID, from: report.offender, host: host)
+                    {
+                        found.append(answer)
+                    }
+                }
+                if let datagram = readDatagram() {
+                    progressed = true
+                    if let answer = PathProbeAnswer(stun: datagram, from: host) { found.append(answer) }
+                } else if errno != EAGAIN, errno != EWOULDBLOCK {
+                    // A pending error failed the read (and is cleared); the queue has it.
+                    progressed = true
+                }
+                if !progressed { break }
+            }
+            return found
+        }
+
         /// One error from the error queue: `nil` when it is empty; `.some(nil)` for one that
         /// is not an ICMP error.
-        func readError() -> ICMPErrorReport?? {
+        private func readError() -> ICMPErrorReport?? {
             var payload = [UInt8](repeating: 0, count: 512)
             var control = [UInt8](repeating: 0, count: 512)
             let count = payload.withUnsafeMutableBytes { data in
@@ -75,7 +101,7 @@
 
         /// One datagram from the destination; `nil` when none is waiting. A pending error makes
         /// the read fail: it is left for ``readError()``.
-        func readDatagram() -> [UInt8]? {
+        private func readDatagram() -> [UInt8]? {
             var buffer = [UInt8](repeating: 0, count: 1500)
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             guard count >= 0 else { return nil }

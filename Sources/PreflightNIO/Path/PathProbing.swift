@@ -1,10 +1,6 @@
 import PreflightCore
 import Synchronization
 
-#if os(Linux)
-    import Glibc
-#endif
-
 /// What a path diagnosis's probing gave: each hop's observations and the counts, or why it could
 /// not probe (71001). A cancelled probing returns what it saw so far.
 public struct PathProbeOutcome: Sendable {
@@ -20,9 +16,9 @@ public struct PathProbeOutcome: Sendable {
     public var error: PreflightError?
 }
 
-/// The driver of ``PathProber``: one socket and one wait, on a thread of its own
-/// (``BlockingWork``) for the length of the probing. Linux only for now (`IP_RECVERR`); other
-/// platforms get 71001.
+/// The driver of ``PathProber``: one probe socket and one wait, on a thread of its own
+/// (``BlockingWork``) for the length of the probing. The socket is Linux's `IP_RECVERR` one or
+/// Apple platforms' pair (a UDP socket and an ICMP datagram socket); elsewhere 71001.
 public enum PathProbing {
     /// Probes the path to `host`:`port` as `configuration` says, until done or cancelled.
     /// `focus` picks the hops the rounds visit (``PathProber``).
@@ -36,7 +32,7 @@ public enum PathProbing {
                 error: PreflightError(code: .pathDiagnosisUnavailable, message: "path probe: not an address: \(host.prefix(64))"))
         }
         let destination = address.description
-        #if os(Linux)
+        #if os(Linux) || canImport(Darwin)
             let socket: PathProbeSocket
             do {
                 socket = try PathProbeSocket(destination: address)
@@ -53,7 +49,8 @@ public enum PathProbing {
         #else
             return PathProbeOutcome(
                 destination: destination,
-                error: PreflightError(code: .pathDiagnosisUnavailable, message: "path probing needs Linux's IP_RECVERR; this platform has no backend yet"))
+                error: PreflightError(
+                    code: .pathDiagnosisUnavailable, message: "path probing needs Linux's IP_RECVERR or an ICMP datagram socket; this platform has neither"))
         #endif
     }
 
@@ -62,7 +59,7 @@ public enum PathProbing {
         let flag = Atomic<Bool>(false)
     }
 
-    #if os(Linux)
+    #if os(Linux) || canImport(Darwin)
         static func probe(
             _ socket: PathProbeSocket, host: String, destination: String, prober: PathProber, stop: StopFlag
         ) -> PathProbeOutcome {
@@ -82,41 +79,46 @@ public enum PathProbing {
                 guard let deadline = prober.nextDeadline(now: now()) else { break }
                 // At most 100 ms at a time, so that a cancellation is seen soon.
                 socket.wait(milliseconds: Int32(max(0, min(100, ((deadline - now()) * 1000).rounded(.up)))))
-                drain(socket, into: &prober, host: host, at: now())
+                let at = now()
+                for answer in socket.answers(host: host) {
+                    prober.answered(answer.transactionID, kind: answer.kind, from: answer.from, at: at)
+                }
             }
             return PathProbeOutcome(
                 destination: destination, hops: prober.hops, probesSent: prober.probesSent, answersReceived: prober.answersReceived)
         }
-
-        /// Reads every error and datagram waiting (at most 256 at a time).
-        static func drain(_ socket: PathProbeSocket, into prober: inout PathProber, host: String, at time: Double) {
-            for _ in 0..<256 {
-                var progressed = false
-                while let entry = socket.readError() {
-                    progressed = true
-                    guard let report = entry else { continue }
-                    switch report.kind {
-                    case .timeExceeded:
-                        prober.answered(report.transactionID, kind: .timeExceeded, from: report.offender, at: time)
-                    case .unreachable:
-                        prober.answered(report.transactionID, kind: report.offender == host ? .destination : .unreachable, from: report.offender, at: time)
-                    case .other:
-                        break
-                    }
-                }
-                if let datagram = socket.readDatagram() {
-                    progressed = true
-                    if let message = try? STUNMessage(decoding: datagram),
-                        message.type == STUNMessageType(method: .binding, class: .successResponse)
-                    {
-                        prober.answered(message.transactionID, kind: .destination, from: host, at: time)
-                    }
-                } else if errno != EAGAIN, errno != EWOULDBLOCK {
-                    // A pending error failed the read (and is cleared); the queue has it.
-                    progressed = true
-                }
-                if !progressed { return }
-            }
-        }
     #endif
+}
+
+/// One answer a probe socket read: a router's ICMP error, or the destination's (its STUN answer,
+/// or its port unreachable).
+struct PathProbeAnswer: Sendable {
+    var transactionID: STUNTransactionID?
+    var kind: PathProber.AnswerKind
+    var from: String
+
+    init(transactionID: STUNTransactionID?, kind: PathProber.AnswerKind, from: String) {
+        self.transactionID = transactionID
+        self.kind = kind
+        self.from = from
+    }
+
+    /// The answer an ICMP error of `kind` from `from` gives: a router's time exceeded, or an
+    /// unreachable (the destination's when `from` is `host`, the end of the path otherwise);
+    /// `nil` for any other error.
+    init?(_ kind: ICMPErrorReport.Kind, transactionID: STUNTransactionID?, from: String, host: String) {
+        switch kind {
+        case .timeExceeded: self.init(transactionID: transactionID, kind: .timeExceeded, from: from)
+        case .unreachable: self.init(transactionID: transactionID, kind: from == host ? .destination : .unreachable, from: from)
+        case .other: return nil
+        }
+    }
+
+    /// The destination's answer in `datagram`: a STUN Binding success response; `nil` otherwise.
+    init?(stun datagram: [UInt8], from host: String) {
+        guard let message = try? STUNMessage(decoding: datagram),
+            message.type == STUNMessageType(method: .binding, class: .successResponse)
+        else { return nil }
+        self.init(transactionID: message.transactionID, kind: .destination, from: host)
+    }
 }

@@ -25,6 +25,10 @@ import Testing
         #expect(message.kind == .timeExceeded)
         #expect(message.quotedDestination == "203.0.113.5" && message.quotedDestinationPort == 40000 && message.quotedSourcePort == 50000)
         #expect(message.transactionID == Self.probe.0)
+        #expect(message.sender == "198.51.100.1")
+        // Without the outer IP header: the same error, its sender left to the socket's address.
+        let bare = try #require(ICMPMessage(parsing: Array(bytes.dropFirst(20)), ipv6: false))
+        #expect(bare.kind == .timeExceeded && bare.transactionID == Self.probe.0 && bare.sender == nil)
         // RFC 792's 8 bytes: the ports, no ID.
         let short = Array(bytes.prefix(20 + 8 + 20 + 8))
         let shortMessage = try #require(ICMPMessage(parsing: short, ipv6: false))

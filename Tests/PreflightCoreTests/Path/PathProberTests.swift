@@ -128,6 +128,23 @@ import Testing
         #expect(Array(sent.dropFirst(5).prefix(2).map(\.ttl)) == [2, 4])
     }
 
+    /// A long path and a small budget: the hops kept are the focus's first ones, as many as the
+    /// budget asks at the hops' pace to the end; a larger budget keeps more.
+    @Test func theBudgetDecidesHowManyFocusHopsAreKept() {
+        let routers = (1...12).map { "198.51.100.\($0)" }
+        let priority = [11, 6, 2, 1, 3, 4, 5, 7, 8, 9, 10]
+        var small = PathProber(configuration: .init(probeBudget: 45, duration: 10), focus: { _ in priority })
+        let few = SimulatedPath(routers: routers).run(&small)
+        // ~30 probes left after discovery (TTL 1-14: the destination's answer takes 120 ms) and
+        // its rechecks; a hop asked 0.9 times a second for ~8 s takes ~7.
+        #expect(small.focused == [2, 6, 11, 1].sorted())
+        #expect(Set(few.suffix(20).map(\.ttl)) == Set(small.focused ?? []))
+        #expect(few.count <= 45)
+        var large = PathProber(configuration: .init(probeBudget: 200, duration: 10), focus: { _ in priority })
+        _ = SimulatedPath(routers: routers).run(&large)
+        #expect(large.focused?.count == 11)
+    }
+
     @Test func theBudgetIsNeverExceeded() {
         for budget in [1, 3, 7] {
             var prober = PathProber(configuration: .init(probeBudget: budget, duration: 10))

@@ -40,8 +40,9 @@ import Testing
         #expect(diagnosis.blames.isEmpty && diagnosis.suspects.isEmpty)
         #expect(diagnosis.summary.hasPrefix("No loss, jitter or delay to worry a call on the 7 hops to the edge."))
         #expect(diagnosis.summary.contains("Hop 3 never answers"))
-        // The focus: the last answering hop of each segment but the destination's.
-        #expect(verdict.focusHops(hops) == [1, 2, 5, 6])
+        // The focus: the last answering hop of each segment but the destination's, then the
+        // other answering hops (not the silent one, not the destination).
+        #expect(verdict.focusHops(hops) == [1, 2, 5, 6, 4])
         var office = PathVerdict.Configuration()
         office.privateNetworks = [try IPNetwork("198.51.100.0/24")]
         #expect(PathVerdict(configuration: office).segmentKinds(hops)[4] == .accessNetwork)
@@ -119,10 +120,18 @@ import Testing
         // Every router quiet: the jitter is past the last one.
         let quiet = [Self.hop(1, "192.168.1.1", jitter: 0.2), Self.hop(2, "198.51.100.1", jitter: 0.3), Self.hop(3, "203.0.113.5", sent: 1, destination: true)]
         #expect(diagnose(quiet, jittery).blames.first?.segment == .pathToEdge)
-        // A varying router before a quiet one is not the start: a suspect when the picture is mixed.
+        // A hop varying by 3 ms before one varying by 8: not blamed, but the likeliest start is
+        // the first hop whose answers already vary (a suspect).
         let mixed = [Self.hop(1, "192.168.1.1", jitter: 1.5), Self.hop(2, "198.51.100.1", jitter: 4), Self.hop(3, "203.0.113.5", sent: 1, destination: true)]
         let unsure = diagnose(mixed, jittery)
         #expect(unsure.blames.isEmpty && unsure.suspects.first?.problem == .jitter)
+        #expect(unsure.suspects.first?.startsAtHop == 1 && unsure.suspects.first?.segment == .localNetwork)
+        // A varying hop that a quiet one follows starts nothing: the start stays after the quiet one.
+        let separated = [
+            Self.hop(1, "192.168.1.1", jitter: 1.5), Self.hop(2, "198.51.100.1", jitter: 0.2), Self.hop(3, "198.51.100.9", jitter: 4),
+            Self.hop(4, "203.0.113.5", sent: 1, destination: true),
+        ]
+        #expect(diagnose(separated, jittery).suspects.first?.startsAtHop == 3)
         // Below the trigger nothing is looked at.
         #expect(diagnose(hops, Self.clean).blames.isEmpty)
     }

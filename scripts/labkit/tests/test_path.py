@@ -67,6 +67,12 @@ class PathRowTests(unittest.TestCase):
         ok, lines = targets([good, over])
         self.assertFalse(ok)
         self.assertTrue(any(line.startswith("  MISS probes at most 6.0 %") for line in lines))
+        # Calibration: a 0.97 blame that was right, a 0.7 suspect that was wrong.
+        miss = judge(wifi, diagnosis(suspects=[{"problem": "loss", "segment": "access-network", "value": 5.0, "confidence": 0.7}]), None, None)
+        calibration = [line for line in targets([good, miss, clean])[1] if "calibration" in line]
+        self.assertEqual(len(calibration), 1)
+        self.assertIn("60–80 %: 0 of 1 right (stated 70 % on average)", calibration[0])
+        self.assertIn("95–100 %: 1 of 1 right (stated 97 % on average)", calibration[0])
         text = table([good, clean])
         self.assertIn("| wifi-loss-5 | 1 | loss@local-network | loss@local-network | - | 5.0 / 5.0 | 27 (2.7 %) | hop 1 ??? 100 % (local-network) |", text)
 
