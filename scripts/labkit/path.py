@@ -36,9 +36,9 @@ EDGE_IP = "198.18.43.2"
 LAN = "198.18.40.0/24"
 # link → (the namespace that impairs it, its interface on the link, whether that end is the client).
 # L1 is impaired at the client's end: on the home router, a queued first packet of a connection
-# that then expires there (TTL 1) gets no ICMP error back through its NAT (an unconfirmed
-# conntrack entry), which lost the first hop-1 probe of every run and all of mtr's (one new
-# connection per probe).
+# that then expires there (TTL 1) got no ICMP error back (observed; the NAT's conntrack entry,
+# not yet confirmed, is the likely cause), which lost the first hop-1 probe of every run and all
+# of mtr's (one new connection per probe).
 LINKS = {1: ("client", "c0", True), 2: ("isp1", "i1-h", False), 3: ("isp2", "i2-1", False), 4: ("edge", "e0", False)}
 
 

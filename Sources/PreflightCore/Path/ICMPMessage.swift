@@ -5,10 +5,10 @@
 ///
 /// An IPv4 read starts with the IP header (its length from the header itself), as Darwin's
 /// ICMP datagram sockets hand it, or with the ICMP header (an error's type, 3 or 11, cannot be
-/// taken for an IPv4 header's first byte); an ICMPv6 read starts with the ICMPv6 header. The error quotes the datagram that caused it (RFC 792: its IP
-/// header and at least 8 bytes; RFC 1812 and RFC 4443: as much as fits): the quoted UDP header's
-/// ports and the quoted destination say whose probe it was, its first 20 payload bytes the
-/// probe's STUN transaction ID.
+/// taken for an IPv4 header's first byte); an ICMPv6 read starts with the ICMPv6 header. The
+/// error quotes the datagram that caused it (RFC 792: its IP header and at least 8 bytes; RFC 1812
+/// and RFC 4443: as much as fits): the quoted UDP header's ports and the quoted destination say
+/// whose probe it was, its first 20 payload bytes the probe's STUN transaction ID.
 public struct ICMPMessage: Sendable, Hashable {
     /// What the error says (as ``ICMPErrorReport/Kind``).
     public let kind: ICMPErrorReport.Kind
