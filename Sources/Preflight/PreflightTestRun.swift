@@ -109,8 +109,7 @@ struct PreflightTestRun: SessionRun {
             throw PreflightError(code: .invalidArgument, message: "fakeMicInput is false but no audioInput was given")
         }
         let networkTypeOverrides = try NetworkFollower.overrides(networkTypes: options.networkTypes)
-        try options.pathDiagnosis?.validate()
-        for text in options.pathDiagnosis?.privateNetworks ?? [] { _ = try IPNetwork(text) }
+        _ = try options.pathDiagnosis?.verdictConfiguration()
         // An adaptive test needs two samples to judge; an hour is the longest any test runs.
         let shortest: Duration = options.duration.isAdaptive ? .seconds(2) : .milliseconds(1)
         guard options.duration.maximum >= shortest, options.duration.maximum <= .seconds(3600) else {

@@ -11,9 +11,7 @@ struct PathDiagnosisRun: Sendable {
     /// Starts probing the edge's media address of `pair` for `seconds`.
     init(options: PathDiagnosisOptions, pair: ICECandidatePairStats, seconds: Double) throws(PreflightError) {
         self.options = options
-        var configuration = PathVerdict.Configuration()
-        for text in options.privateNetworks { configuration.privateNetworks.append(try IPNetwork(text)) }
-        verdict = PathVerdict(configuration: configuration)
+        verdict = PathVerdict(configuration: try options.verdictConfiguration())
         let host = pair.remoteCandidate.ip
         let port = UInt16(clamping: pair.remoteCandidate.port)
         let prober = PathProber.Configuration(maximumHops: options.maximumHops, probeBudget: options.probeBudget(seconds: seconds), duration: seconds)
@@ -48,5 +46,16 @@ struct PathDiagnosisRun: Sendable {
         return verdict.diagnose(
             hops: outcome.hops, destinationAddress: outcome.destination, destination: destination, localNetwork: localNetwork,
             probesSent: outcome.probesSent, answersReceived: outcome.answersReceived)
+    }
+}
+
+extension PathDiagnosisOptions {
+    /// The verdict's settings for these options, checked as a test checks them before it starts:
+    /// the ranges (``validate()``) and each private network's block (71002 for either).
+    func verdictConfiguration() throws(PreflightError) -> PathVerdict.Configuration {
+        try validate()
+        var configuration = PathVerdict.Configuration()
+        for text in privateNetworks { configuration.privateNetworks.append(try IPNetwork(text)) }
+        return configuration
     }
 }

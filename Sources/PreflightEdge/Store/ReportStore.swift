@@ -111,10 +111,17 @@ public final class ReportStore: Sendable {
                 case .sqlite(let path): .file(path: path)
                 default: .memory
                 }
+            // The connection's statements run on a thread of its own, not on NIO's shared pool:
+            // a statement that waits for a lock (up to busy_timeout) or runs long holds up no
+            // other store and none of the process's file I/O.
+            let pool = NIOThreadPool(numberOfThreads: 1)
+            pool.start()
             let connection: SQLiteConnection
             do {
-                connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+                connection = try await SQLiteConnection.open(
+                    storage: storage, threadPool: pool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
             } catch {
+                try? await pool.shutdownGracefully()
                 let failure = PreflightError(code: .storeUnavailable, message: "store: cannot open \(location)", underlying: error)
                 fail(failure)
                 throw failure
@@ -124,10 +131,12 @@ public final class ReportStore: Sendable {
                 try await Self.sleepUntilCancelled()
             } catch {
                 try? await connection.close().get()  // the future form: the async one gives up in a cancelled task
+                try? await pool.shutdownGracefully()
                 throw error
             }
             await close()
             try? await connection.close().get()  // the future form: the async one gives up in a cancelled task
+            try? await pool.shutdownGracefully()
         }
     }
 
