@@ -28,10 +28,7 @@ struct PathDiagnosisRun: Sendable {
     /// The diagnosis of `outcome`, with `report`'s figures for the destination and
     /// `localNetwork` (the selected pair's network type) naming the first segment.
     func diagnosis(_ outcome: PathProbeOutcome, report: PreflightReport) -> PathDiagnosis {
-        func loss(_ summary: DirectionSummary?) -> Double {
-            guard let summary, summary.packetsExpected > 0 else { return 0 }
-            return Double(summary.packetsLost) / Double(summary.packetsExpected)
-        }
+        func loss(_ summary: DirectionSummary?) -> Double { (summary?.packetsLostFraction ?? 0) / 100 }
         let up = report.uplink, down = report.downlink
         // What the test and the edge sent each other (what was lost was sent too).
         let packets = (up?.packetsExpected ?? 0) + (down?.packetsExpected ?? 0)

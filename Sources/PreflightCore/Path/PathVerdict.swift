@@ -223,15 +223,10 @@ public struct PathVerdict: Sendable {
         return PathHop(
             ttl: observation.ttl, address: observation.address, segment: segment, sent: observation.sent, received: rtts.count,
             lossPercent: observation.sent > 0 ? Double(max(0, lost)) / Double(observation.sent) * 100 : 0,
-            rttMin: sorted.first, rttMedian: percentile(sorted, 0.5), rttP95: percentile(sorted, 0.95),
+            rttMin: sorted.first,
+            rttMedian: sorted.isEmpty ? nil : DistributionSummary.nearestRankPercentile(50, ofSorted: sorted),
+            rttP95: sorted.isEmpty ? nil : DistributionSummary.nearestRankPercentile(95, ofSorted: sorted),
             jitter: variation(rtts), note: observation.address == nil ? .noAnswer : nil)
-    }
-
-    /// The nearest-rank percentile of sorted values.
-    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double? {
-        guard !sorted.isEmpty else { return nil }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-        return sorted[min(sorted.count, max(1, rank)) - 1]
     }
 
     /// The mean absolute difference of successive values; `nil` below 2.

@@ -56,6 +56,9 @@
         }
 
         /// The BSD `sockaddr_in` or `sockaddr_in6` of `address`: its length first, then the family.
+        /// Built here rather than through NIO's `SocketAddress.withSockAddr` (as the Linux socket
+        /// does), so that every type this file hands the system comes from Darwin alone, which the
+        /// type check against scripts/apple-stubs/Darwin.swift can then see.
         static func socketAddress(_ address: TransportAddress) -> [UInt8] {
             let port = [UInt8(address.port >> 8), UInt8(address.port & 0xFF)]
             if address.family == .ipv6 {
