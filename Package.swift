@@ -72,6 +72,7 @@ let package = Package(
             dependencies: [
                 "PreflightModel",
                 "CPreflightSHA1",
+                "CPreflightAEAD",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Single-block AES (`AES.permute`) for the SRTP key derivation's AES-CM PRF.
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -80,6 +81,10 @@ let package = Package(
         ),
         // SHA-1 compression (x86 SHA extensions or portable C) for STUN's HMAC-SHA1 hot path.
         .target(name: "CPreflightSHA1"),
+        // AES-128-GCM keyed once, from the system's libcrypto loaded at run time, for SRTP's
+        // per-packet path (swift-crypto's AES.GCM keys a context and allocates for every packet);
+        // without libcrypto SRTP goes through swift-crypto.
+        .target(name: "CPreflightAEAD"),
         // Transports of the client: UDP media session, ICE checks, the signaling WebSocket client.
         .target(
             name: "PreflightNIO",

@@ -4,13 +4,15 @@ import NIOCore
 import PreflightCore
 import PreflightEdge
 
-// The edge's echo path, one core, no sockets: what `MediaService.route(_:from:at:appendingTo:)`
+// The edge's echo and bridge paths, one core, no sockets: what `MediaService.route(_:from:at:appendingTo:)`
 // costs per RTP packet of a verified echo session, in time and in heap allocations (counted on
 // this thread by interposing the allocator): one session, then 1,000 sessions in turn, as an
 // edge under load sees them (tables at working size, each session's state in and out of the
 // cache). Build in release mode:
 //   swift run -c release preflight-echo-bench [--quick]
-// Exits 1 when an echo allocates (more than 0.01 allocations per packet on average).
+// Then the same for a bridged call's packets (BridgeBench), plain RTP and SRTP.
+// Exits 1 when an echo or a bridged packet allocates (more than 0.01 allocations per packet on
+// average).
 let quick = CommandLine.arguments.contains("--quick")
 
 /// A service with `count` verified echo sessions, each from its own address.
@@ -18,20 +20,31 @@ func verifiedSessions(_ count: Int) throws -> (MediaService, [SocketAddress]) {
     // No rate limit: this measures the path, not the limiter's refusals.
     let service = MediaService(configuration: .init(packetsPerSecondPerSource: 1e12, burstPerSource: 1e12))
     var sources: [SocketAddress] = []
-    var replies = ByteBuffer()
     for index in 0..<count {
-        let credentials = ICELiteCredentials(localUfrag: "e\(index)", localPassword: "edgepassword0123456789", remoteUfrag: "c\(index)")
+        let credentials = benchCredentials(index)
         service.addSession(credentials)
-        let source = try SocketAddress(ipAddress: "127.64.\(index / 250).\(1 + index % 250)", port: 40_000)
-        let check = STUNMessage(
-            type: .bindingRequest, attributes: [.username("e\(index):c\(index)"), .priority(1), .iceControlling(1), .useCandidate])
-        _ = service.route(
-            ByteBuffer(bytes: try check.encoded(integrityKey: Array(credentials.localPassword.utf8), fingerprint: true)), from: source,
-            appendingTo: &replies)
-        guard service.isVerified(source) else { throw PreflightError(code: .malformed, message: "echo bench: check \(index) not answered") }
-        sources.append(source)
+        sources.append(try verifiedSource(index, credentials, on: service))
     }
     return (service, sources)
+}
+
+/// Session `index`'s ICE credentials.
+func benchCredentials(_ index: Int) -> ICELiteCredentials {
+    ICELiteCredentials(localUfrag: "e\(index)", localPassword: "edgepassword0123456789", remoteUfrag: "c\(index)")
+}
+
+/// Session `index`'s own address (127.64.x.y), verified by a nominating check for `credentials`.
+func verifiedSource(_ index: Int, _ credentials: ICELiteCredentials, on service: MediaService) throws -> SocketAddress {
+    let source = try SocketAddress(ipAddress: "127.64.\(index / 250).\(1 + index % 250)", port: 40_000)
+    let check = STUNMessage(
+        type: .bindingRequest,
+        attributes: [.username("\(credentials.localUfrag):\(credentials.remoteUfrag)"), .priority(1), .iceControlling(1), .useCandidate])
+    var replies = ByteBuffer()
+    _ = service.route(
+        ByteBuffer(bytes: try check.encoded(integrityKey: Array(credentials.localPassword.utf8), fingerprint: true)), from: source,
+        appendingTo: &replies)
+    guard service.isVerified(source) else { throw PreflightError(code: .malformed, message: "bench: check \(index) not answered") }
+    return source
 }
 
 // 172-byte RTP as a client sends it (12-byte header, its send-time extension, 160 bytes of
@@ -43,9 +56,12 @@ let stream = (0..<65_536).map { sequence in
         payload: ArraySlice(repeating: 0xFF, count: 160)).encoded()) ?? [])
 }
 
-/// `rounds` packets from each source in turn (after a warm-up round of 20), the buffer reused
-/// every 32 replies as the media channel does once per read burst.
-func measure(_ service: MediaService, _ sources: [SocketAddress], rounds: Int) -> (nanoseconds: Double, allocations: Double, missing: Int) {
+/// `rounds` packets from each source in turn (after a warm-up round of 20; `packet` gives the
+/// one a source sends in a round), the buffer reused every 32 replies as the media channel does
+/// once per read burst.
+func measure(
+    _ service: MediaService, _ sources: [SocketAddress], rounds: Int, packet: (_ round: Int, _ source: Int) -> ByteBuffer
+) -> (nanoseconds: Double, allocations: Double, missing: Int) {
     var arena = ByteBufferAllocator().buffer(capacity: 32 << 10)
     var echoed = 0
     var allocations: UInt64 = 0
@@ -59,7 +75,7 @@ func measure(_ service: MediaService, _ sources: [SocketAddress], rounds: Int) -
         }
         for (index, source) in sources.enumerated() {
             let time = Double(round) * 0.02 + Double(index) * 0.000_001
-            if service.route(stream[round & 0xFFFF], from: source, at: time, appendingTo: &arena) != nil { echoed += 1 }
+            if service.route(packet(round, index), from: source, at: time, appendingTo: &arena) != nil { echoed += 1 }
             if arena.writerIndex > 32 * 240 { arena.clear() }
         }
     }
@@ -72,7 +88,7 @@ func measure(_ service: MediaService, _ sources: [SocketAddress], rounds: Int) -
 var allocates = false
 for (sessions, rounds) in [(1, quick ? 200_000 : 2_000_000), (1_000, quick ? 200 : 2_000)] {
     let (service, sources) = try verifiedSessions(sessions)
-    let result = measure(service, sources, rounds: rounds)
+    let result = measure(service, sources, rounds: rounds) { round, _ in stream[round & 0xFFFF] }
     guard result.missing == 0 else {
         print("echo bench: \(result.missing) packets were not echoed")
         exit(1)
@@ -81,7 +97,19 @@ for (sessions, rounds) in [(1, quick ? 200_000 : 2_000_000), (1_000, quick ? 200
     print(String(format: "echo path, %d session(s) in turn: %.0f ns per packet (%.2f M/s), ", sessions, result.nanoseconds, 1e3 / result.nanoseconds) + allocations)
     if result.allocations > 0.01 { allocates = true }
 }
+for (calls, rounds) in [(1, quick ? 100_000 : 1_000_000), (500, quick ? 100 : 1_000)] {
+    for srtp in [false, true] {
+        let result = try BridgeBench(calls: calls, srtp: srtp, rounds: rounds).run()
+        guard result.missing == 0 else {
+            print("bridge bench: \(result.missing) packets were not forwarded")
+            exit(1)
+        }
+        let allocations = result.allocations.isNaN ? "allocations not counted on this platform" : String(format: "%.4f allocations per packet", result.allocations)
+        print(String(format: "bridge path, %@, %d call(s) in turn: %.0f ns per packet (%.2f M/s), ", srtp ? "SRTP" : "plain RTP", calls, result.nanoseconds, 1e3 / result.nanoseconds) + allocations)
+        if result.allocations > 0.01 { allocates = true }
+    }
+}
 if allocates {
-    print("echo bench: the echo path allocates (target: none per packet)")
+    print("echo bench: the echo or bridge path allocates (target: none per packet)")
     exit(1)
 }

@@ -2,18 +2,19 @@
  *
  * Thousands of 50 packet/s RTP sessions from one UDP socket: session i has its own source
  * address 127.64.x.y, chosen per datagram with an IP_PKTINFO cmsg, so each server sees one
- * 5-tuple per session while the generator pays for one socket only. Loopback only. */
+ * 5-tuple per session while the generator pays for one socket only. Loopback only. Calls mode
+ * (calls.c) pairs sessions into calls through a relay, with SRTP (srtp_gcm.c) or plain RTP;
+ * kernel_work.c counts the server's system calls and wake-ups. */
 #define _GNU_SOURCE
+#include "loadgen.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <netinet/in.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,72 +24,32 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC 0x50464c47u  /* "PFLG": marks our payloads */
-#define COOKIE 0x2112a442u /* STUN magic cookie */
-#define RTP_LEN 172        /* 12-byte header + 160-byte PCMU frame */
+#include "kernel_work.h"
+#include "srtp_gcm.h"
+
 #define SEND_BATCH 32
 #define RECV_BATCH 64
 #define RECV_BUF 2048
 #define SLOTS 20           /* 1 ms slots per 20 ms frame; session i sends in slot i % 20 */
-#define MAX_SESSIONS 16000 /* 64 × 250 source addresses */
 #define HIST_BIN_NS 10000  /* latency histogram: 10 µs bins up to 2 s */
-#define HIST_BINS 200000
 #define MS 1000000LL
 
-enum { PENDING_ALLOC = 1, PENDING_BIND, PENDING_CHECK, READY, FAILED };
-enum mode { ECHO, TURN, EDGE };
-
-struct session {
-	struct sockaddr_in dst;  /* where its packets go */
-	struct in_addr src;      /* its own source address */
-	uint32_t ssrc, ts0, seq; /* seq: per-session packet counter, carried in the payload */
-	uint32_t win_first;      /* first seq of the measurement window */
-	uint16_t seq0, check_len;
-	uint8_t state, tries;
-	int error;               /* why setup failed: a STUN error code, 0 for no answer */
-	int64_t next_try, bound_at;
-	uint8_t *check;          /* edge: the precomputed Binding request */
-};
-
-static struct {
-	enum mode mode;
-	const char *name, *sessions_file;
-	struct sockaddr_in target;
-	int have_target, steps[64], nsteps, find_max, max_sessions, cpu, port, setup_rate, have_server_cpus;
-	double duration, warmup;
-	pid_t server_pid;
-	cpu_set_t server_cpus;
-} cfg = { .duration = 10, .warmup = 1, .max_sessions = MAX_SESSIONS, .cpu = -1, .setup_rate = 5000 };
-
-static struct session *S;
-static int nsess;                 /* sessions prepared: file lines, or the most any step needs */
+struct config cfg = { .duration = 10, .warmup = 1, .max_sessions = MAX_SESSIONS, .cpu = -1, .setup_rate = 5000 };
+struct session *S;
+int nsess;
+struct window W;
 static int fd = -1, peer_fd = -1; /* peer_fd (turn mode): where coturn relays to */
 static struct sockaddr_in peer_addr;
 static volatile sig_atomic_t stop;
 static uint32_t rx_ovfl[2];       /* SO_RXQ_OVFL: each socket's cumulative drops */
 static uint64_t sent_in_window, send_errors;
-
-/* The window being measured: what came back, deduplicated by session and seq. */
-static struct {
-	int on, k, frames;
-	uint8_t *seen; /* k × ceil(frames/8) bits */
-	uint64_t received, stray;
-	int64_t max_ns;
-	uint32_t hist[HIST_BINS];
-} W;
-
-static void put16(uint8_t *p, uint32_t v) { p[0] = v >> 8, p[1] = v; }
-static void put32(uint8_t *p, uint32_t v) { put16(p, v >> 16), put16(p + 2, v); }
-static void put64(uint8_t *p, uint64_t v) { put32(p, v >> 32), put32(p + 4, v); }
-static uint32_t get16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
-static uint32_t get32(const uint8_t *p) { return get16(p) << 16 | get16(p + 2); }
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+static int default_steps;         /* no --sessions or --calls: the default count */
 
 static int64_t clock_ns(clockid_t c) { struct timespec t; clock_gettime(c, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
 static int64_t mono(void) { return clock_ns(CLOCK_MONOTONIC); }
 static struct timespec ts_of(int64_t ns) { return (struct timespec){ ns / 1000000000LL, ns % 1000000000LL }; }
 
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list a;
 	va_start(a, fmt);
@@ -102,14 +63,17 @@ static void usage(const char *why)
 	fprintf(stderr,
 	    "usage: loadgen --mode echo|turn --target IP:PORT [options]\n"
 	    "       loadgen --mode edge --sessions-file FILE [options]\n"
+	    "       loadgen --mode calls --calls-file FILE [--calls N[,N...]] [options]\n"
 	    "       loadgen --self-test\n"
 	    "  --sessions N[,N...]   sessions per step (default 1000 unless --find-max)\n"
+	    "  --calls N[,N...]      calls mode: calls per step, 2 legs each (default 500 unless --find-max)\n"
 	    "  --duration S          seconds of each measurement window (default 10)\n"
 	    "  --warmup S            seconds of traffic before the window, not counted (default 1)\n"
 	    "  --find-max            then search the highest session count with loss <= 0.1%%\n"
 	    "  --max-sessions N      cap of the search (default and limit 16000)\n"
+	    "  --max-calls N         calls mode: cap of the search (default the file's calls)\n"
 	    "  --cpu N               pin the generator to CPU N\n"
-	    "  --server-pid PID      the server, for its CPU time (and pinning)\n"
+	    "  --server-pid PID      the server, for its CPU time and kernel work (and pinning)\n"
 	    "  --server-cpus LIST    pin every server thread to LIST (e.g. 0 or 0-1)\n"
 	    "  --port P              local UDP port (default ephemeral)\n"
 	    "  --setup-rate R        setup requests per second (default 5000)\n"
@@ -140,7 +104,8 @@ static void send_from(struct session *s, const void *buf, size_t len)
 }
 
 static struct {
-	uint8_t buf[SEND_BATCH][4 + RTP_LEN]; /* 4 bytes of room for a TURN ChannelData header */
+	uint8_t buf[SEND_BATCH][4 + RTP_LEN + SRTP_TAG_LEN]; /* room for a TURN ChannelData header, an SRTP tag */
+	int session[SEND_BATCH];
 	struct iovec iov[SEND_BATCH];
 	pktinfo_buf ctl[SEND_BATCH];
 	struct mmsghdr msg[SEND_BATCH];
@@ -149,9 +114,13 @@ static struct {
 
 static void flush_batch(int counted)
 {
-	/* The send time is read once per batch, right before the syscall that sends it. */
+	/* The send time is read once per batch, right before the syscall that sends it (and, in
+	 * calls mode, the batch's encryption: it is inside the payload it protects). */
 	uint64_t now = clock_ns(CLOCK_REALTIME);
-	for (int j = 0; j < B.n; j++) put64(B.buf[j] + 4 + 24, now);
+	for (int j = 0; j < B.n; j++) {
+		put64(B.buf[j] + 4 + 24, now);
+		if (cfg.mode == CALLS) protect_leg(B.session[j], B.buf[j] + 4, &B.iov[j]);
+	}
 	for (int done = 0; done < B.n;) {
 		int r = sendmmsg(fd, B.msg + done, B.n - done, 0);
 		if (r < 0 && errno == EINTR) continue;
@@ -167,6 +136,7 @@ static void queue_rtp(int i, int counted)
 	struct session *s = &S[i];
 	int j = B.n++;
 	uint8_t *p = B.buf[j] + 4;
+	B.session[j] = i;
 	p[0] = 0x80, p[1] = 0; /* version 2, PCMU */
 	put16(p + 2, (uint16_t)(s->seq0 + s->seq)), put32(p + 4, s->ts0 + 160u * s->seq), put32(p + 8, s->ssrc);
 	put32(p + 12, MAGIC), put32(p + 16, i), put32(p + 20, s->seq++); /* p + 24: the send time */
@@ -180,7 +150,8 @@ static void queue_rtp(int i, int counted)
 
 /* ---- receiving ---- */
 
-static void on_rtp(const uint8_t *b, size_t len, int64_t arrival)
+/* from: the session that must have sent it (calls mode: the receiving leg's partner), or -1. */
+void on_rtp(const uint8_t *b, size_t len, int64_t arrival, int from)
 {
 	/* The edge answers with its own SSRC and sequence and adds a header extension: skip what
 	 * the header says it holds rather than assume 12 bytes. */
@@ -188,6 +159,7 @@ static void on_rtp(const uint8_t *b, size_t len, int64_t arrival)
 	if ((b[0] & 0x10) && off + 4 <= len) off += 4 + 4 * get16(b + off + 2);
 	if (off + 32 > len || get32(b + off) != MAGIC || get32(b + off + 4) >= (uint32_t)nsess) { W.stray++; return; }
 	uint32_t i = get32(b + off + 4), seq = get32(b + off + 8), d = seq - S[i].win_first;
+	if (from >= 0 && i != (uint32_t)from) { W.misrouted++; return; } /* not delivered where it was due */
 	if (!W.on || i >= (uint32_t)W.k || seq < S[i].win_first || d >= (uint32_t)W.frames) return; /* not this window's */
 	uint8_t *bits = W.seen + (size_t)i * ((W.frames + 7) / 8);
 	if (bits[d / 8] & (1 << d % 8)) return; /* a duplicate */
@@ -214,7 +186,7 @@ static void on_stun(const uint8_t *b, size_t len)
 	struct session *s = &S[i];
 	int error = (type & 0x0110) == 0x0110;
 	if ((type & 0x0110) == 0) return; /* a request or indication: not ours to answer */
-	if (cfg.mode == EDGE) {
+	if (cfg.mode != TURN) { /* edge, calls: an ICE check */
 		if (s->state != PENDING_CHECK || memcmp(b + 8, s->check + 8, 12)) return;
 		if (type == 0x0101) s->state = READY, s->bound_at = mono();
 		else if (error) s->state = FAILED, s->error = stun_error_code(b, len);
@@ -230,17 +202,22 @@ static void on_stun(const uint8_t *b, size_t len)
 		s->state = FAILED, s->error = code;
 }
 
-static void on_datagram(const uint8_t *b, size_t len, int64_t arrival)
+/* to: the session it was sent to (calls mode: from its IP_PKTINFO destination), or -1. */
+void on_datagram(uint8_t *b, size_t len, int64_t arrival, int to)
 {
 	if (len >= 20 && (b[0] & 0xc0) == 0 && get32(b + 4) == COOKIE) on_stun(b, len);
-	else if (len >= 12 && (b[0] >> 6) == 2) on_rtp(b, len, arrival);
+	else if (len >= 12 && (b[0] >> 6) == 2 && cfg.mode == CALLS) on_call_rtp(b, len, arrival, to);
+	else if (len >= 12 && (b[0] >> 6) == 2) on_rtp(b, len, arrival, -1);
 	else W.stray++;
 }
 
 static struct {
 	uint8_t buf[RECV_BATCH][RECV_BUF];
 	struct iovec iov[RECV_BATCH];
-	union { char b[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(uint32_t))]; struct cmsghdr a; } ctl[RECV_BATCH];
+	union {
+		char b[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr a;
+	} ctl[RECV_BATCH];
 	struct mmsghdr msg[RECV_BATCH];
 } R;
 
@@ -255,6 +232,7 @@ static void drain(int sock)
 		if ((n = recvmmsg(sock, R.msg, RECV_BATCH, MSG_DONTWAIT, NULL)) <= 0) return; /* EAGAIN: drained */
 		for (int j = 0; j < n; j++) {
 			int64_t arrival = -1;
+			int to = -1;
 			for (struct cmsghdr *h = CMSG_FIRSTHDR(&R.msg[j].msg_hdr); h; h = CMSG_NXTHDR(&R.msg[j].msg_hdr, h)) {
 				if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SO_TIMESTAMPNS) {
 					struct timespec t;
@@ -262,9 +240,13 @@ static void drain(int sock)
 					arrival = t.tv_sec * 1000000000LL + t.tv_nsec;
 				} else if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SO_RXQ_OVFL) {
 					memcpy(&rx_ovfl[sock != fd], CMSG_DATA(h), sizeof rx_ovfl[0]); /* there once it dropped */
+				} else if (h->cmsg_level == IPPROTO_IP && h->cmsg_type == IP_PKTINFO) {
+					struct in_pktinfo pi; /* calls mode: the 127.64.x.y it was sent to names its leg */
+					memcpy(&pi, CMSG_DATA(h), sizeof pi);
+					to = leg_of_address(pi.ipi_addr);
 				}
 			}
-			on_datagram(R.buf[j], R.msg[j].msg_len, arrival >= 0 ? arrival : clock_ns(CLOCK_REALTIME));
+			on_datagram(R.buf[j], R.msg[j].msg_len, arrival >= 0 ? arrival : clock_ns(CLOCK_REALTIME), to);
 		}
 	}
 }
@@ -286,9 +268,9 @@ static void wait_until(int64_t deadline)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR && !stop) {}
 }
 
-/* ---- setup: TURN allocations and channels, or the edge's ICE checks ---- */
+/* ---- setup: TURN allocations and channels, or the ICE checks of edge sessions and call legs ---- */
 
-static size_t turn_request(int i, uint8_t *b)
+size_t turn_request(int i, uint8_t *b)
 {
 	struct session *s = &S[i];
 	int alloc = s->state == PENDING_ALLOC;
@@ -305,6 +287,9 @@ static size_t turn_request(int i, uint8_t *b)
 	return 40;
 }
 
+/* What a step counts: calls mode counts legs (two per call). */
+static const char *unit(void) { return cfg.mode == CALLS ? "legs" : "sessions"; }
+
 /* Every failed session, as runs of consecutive sessions that failed for the same reason. */
 static void report_failures(int k)
 {
@@ -313,8 +298,8 @@ static void report_failures(int k)
 		if (S[i].state != FAILED) continue;
 		char a[16], z[16];
 		inet_ntop(AF_INET, &S[i].src, a, sizeof a), inet_ntop(AF_INET, &S[j - 1].src, z, sizeof z);
-		if (S[i].error) fprintf(stderr, "loadgen: setup failed for sessions %d-%d (%s-%s): STUN error %d\n", i, j - 1, a, z, S[i].error);
-		else fprintf(stderr, "loadgen: setup failed for sessions %d-%d (%s-%s): no answer after %d tries\n", i, j - 1, a, z, S[i].tries);
+		if (S[i].error) fprintf(stderr, "loadgen: setup failed for %s %d-%d (%s-%s): STUN error %d\n", unit(), i, j - 1, a, z, S[i].error);
+		else fprintf(stderr, "loadgen: setup failed for %s %d-%d (%s-%s): no answer after %d tries\n", unit(), i, j - 1, a, z, S[i].tries);
 	}
 }
 
@@ -323,16 +308,16 @@ static int setup(int k)
 {
 	if (cfg.mode == ECHO) return k;
 	int64_t now = mono(), tick = now;
-	int pending = 0, max_tries = cfg.mode == EDGE ? 10 : 3;
+	int pending = 0, max_tries = cfg.mode == TURN ? 3 : 10;
 	for (int i = 0; i < k; i++) {
 		struct session *s = &S[i];
 		/* A channel (and its permission, 300 s in coturn) is refreshed by binding it again. */
 		if (cfg.mode == TURN && s->state == READY && now - s->bound_at > 200000 * MS) s->state = PENDING_BIND, s->tries = 0;
-		if (s->state == 0) s->state = cfg.mode == EDGE ? PENDING_CHECK : PENDING_ALLOC;
+		if (s->state == 0) s->state = cfg.mode == TURN ? PENDING_ALLOC : PENDING_CHECK; /* calls: legs with a check */
 		if (s->state != READY && s->state != FAILED) s->next_try = 0, pending++;
 	}
 	if (!pending) return k;
-	fprintf(stderr, "loadgen: setting up %d sessions\n", pending);
+	fprintf(stderr, "loadgen: setting up %d %s\n", pending, unit());
 	for (double credit = 0; pending && !stop; wait_until(tick += MS)) {
 		credit = fmin(credit + cfg.setup_rate / 1000.0, 1 + cfg.setup_rate / 1000.0); /* no bursts after a stall */
 		now = mono(), pending = 0;
@@ -343,15 +328,15 @@ static int setup(int k)
 			if (s->next_try > now || credit < 1) continue;
 			if (s->tries >= max_tries) { s->state = FAILED, s->error = 0; continue; }
 			uint8_t b[40];
-			if (cfg.mode == EDGE) send_from(s, s->check, s->check_len);
-			else send_from(s, b, turn_request(i, b));
+			if (cfg.mode == TURN) send_from(s, b, turn_request(i, b));
+			else send_from(s, s->check, s->check_len);
 			s->tries++, s->next_try = now + 200 * MS, credit--;
 		}
 	}
 	int ready = 0;
 	for (int i = 0; i < k; i++) ready += S[i].state == READY;
 	report_failures(k);
-	fprintf(stderr, "loadgen: %d of %d sessions ready\n", ready, k);
+	fprintf(stderr, "loadgen: %d of %d %s ready\n", ready, k, unit());
 	return ready;
 }
 
@@ -420,19 +405,34 @@ static double percentile(double q)
 	return 0;
 }
 
+/* The server's kernel work over the window, in total and per packet (sent + received, as
+ * packets_per_cpu_second counts them); null where it was not measured. */
+static void print_kernel_work(const struct kernel_work *kw, uint64_t packets)
+{
+	const char *names[] = { "server_syscalls", "server_wakeups", "server_involuntary_switches" };
+	long long v[] = { kw->syscalls, kw->wakeups, kw->involuntary };
+	for (int j = 0; j < 3; j++)
+		if (v[j] >= 0) printf("\"%s\":%lld,", names[j], v[j]);
+		else printf("\"%s\":null,", names[j]);
+	for (int j = 0; j < 2; j++)
+		if (v[j] >= 0 && packets) printf("\"%s_per_packet\":%.4f,", j ? "wakeups" : "syscalls", (double)v[j] / packets);
+		else printf("\"%s_per_packet\":null,", j ? "wakeups" : "syscalls");
+}
+
 static struct result run_step(int k)
 {
 	struct result r = { .k = k, .ready = setup(k) };
 	if (stop) return r;
 	if (r.ready == 0) die("no session could be set up; is the %s server running?", cfg.name);
 	if (cfg.have_server_cpus) pin_server(); /* at every step: servers may start threads lazily */
+	if (cfg.server_pid) kernel_work_open(cfg.server_pid); /* likewise: one counter per thread */
 	int warm = (int)lround(cfg.warmup * 50), frames = (int)lround(cfg.duration * 50);
 	free(W.seen);
 	memset(&W, 0, sizeof W);
 	W.k = k, W.frames = frames;
 	if (!(W.seen = calloc((size_t)k * ((frames + 7) / 8), 1))) die("out of memory");
 	sent_in_window = send_errors = 0;
-	fprintf(stderr, "loadgen: %s: %d sessions, %.1f s warm-up, %.1f s window\n", cfg.name, k, warm / 50.0, frames / 50.0);
+	fprintf(stderr, "loadgen: %s: %d %s, %.1f s warm-up, %.1f s window\n", cfg.name, k, unit(), warm / 50.0, frames / 50.0);
 
 	int64_t t0 = mono() + 10 * MS, win_start = 0, win_end;
 	double cpu0 = 0, own0 = 0, cpu1, own1;
@@ -444,6 +444,7 @@ static struct result run_step(int k)
 		wait_until(deadline);
 		if (slot == (long)warm * SLOTS) { /* the window opens at a frame boundary */
 			for (int i = 0; i < k; i++) S[i].win_first = S[i].seq;
+			if (cfg.server_pid) kernel_work_begin();
 			cpu0 = cfg.server_pid ? server_cpu_seconds() : 0, own0 = own_cpu_seconds(), rcvbuf0 = udp_rcvbuf_errors();
 			ovfl0 = rx_ovfl[0] + rx_ovfl[1], W.on = 1, win_start = mono();
 		}
@@ -455,6 +456,8 @@ static struct result run_step(int k)
 	wait_until(t0 + slots * MS);
 	win_end = mono();
 	cpu1 = cfg.server_pid ? server_cpu_seconds() : 0, own1 = own_cpu_seconds();
+	struct kernel_work kw = { -1, -1, -1 };
+	if (cfg.server_pid) kernel_work_end(&kw), kernel_work_close();
 	for (int64_t end = win_end + 300 * MS; mono() < end && W.received < sent_in_window && !stop;)
 		wait_until(mono() + MS < end ? mono() + MS : end); /* the last replies, 300 ms at most */
 	drain_all();
@@ -470,18 +473,24 @@ static struct result run_step(int k)
 	/* Loss the generator caused (its socket overflowed) or a schedule it did not keep is no
 	 * verdict on the server. */
 	r.generator_limited = late_pct > 5 || drops > 0;
-	printf("{\"server\":\"%s\",\"sessions\":%d,\"sessions_ready\":%d,\"seconds\":%.3f,\"sent\":%llu,\"received\":%llu,"
+	printf("{\"server\":\"%s\",", cfg.name);
+	if (cfg.mode == CALLS) printf("\"calls\":%d,", k / 2);
+	printf("\"sessions\":%d,\"sessions_ready\":%d,\"seconds\":%.3f,\"sent\":%llu,\"received\":%llu,"
 	       "\"loss_percent\":%.4f,\"pps_in\":%.0f,\"pps_out\":%.0f,",
-	       cfg.name, k, r.ready, secs, (unsigned long long)sent, (unsigned long long)got, r.loss, sent / secs, got / secs);
+	       k, r.ready, secs, (unsigned long long)sent, (unsigned long long)got, r.loss, sent / secs, got / secs);
 	if (have_cpu && scpu > 0)
 		printf("\"server_cpu_seconds\":%.4f,\"server_cpu_percent\":%.1f,\"packets_per_cpu_second\":%.0f,",
 		       scpu, 100 * scpu / secs, (sent + got) / scpu);
 	else
 		printf("\"server_cpu_seconds\":%s,\"server_cpu_percent\":null,\"packets_per_cpu_second\":null,", have_cpu ? "0" : "null");
+	print_kernel_work(&kw, sent + got);
 	printf("\"generator_cpu_percent\":%.1f,\"late_slots_percent\":%.2f,\"generator_rx_drops\":%u,\"generator_limited\":%s,"
-	       "\"server_socket_drops\":%lld,\"send_errors\":%llu,\"stray\":%llu,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f}\n",
+	       "\"server_socket_drops\":%lld,\"send_errors\":%llu,\"stray\":%llu,",
 	       100 * (own1 - own0) / secs, late_pct, drops, r.generator_limited ? "true" : "false", server_drops,
-	       (unsigned long long)send_errors, (unsigned long long)W.stray, percentile(0.5), percentile(0.99), W.max_ns / 1e6);
+	       (unsigned long long)send_errors, (unsigned long long)W.stray);
+	if (cfg.mode == CALLS)
+		printf("\"auth_failures\":%llu,\"misrouted\":%llu,", (unsigned long long)W.auth_failures, (unsigned long long)W.misrouted);
+	printf("\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f}\n", percentile(0.5), percentile(0.99), W.max_ns / 1e6);
 	if (cfg.server_pid && (cpu0 < 0 || cpu1 < 0)) die("the server (pid %d) exited during the step", (int)cfg.server_pid);
 	return r;
 }
@@ -492,7 +501,7 @@ static struct result measure(int k)
 {
 	struct result r = run_step(k);
 	for (int again = 0; r.generator_limited && again < 2 && !stop; again++) {
-		fprintf(stderr, "loadgen: the generator missed its schedule at %d sessions; measuring again\n", k);
+		fprintf(stderr, "loadgen: the generator missed its schedule at %d %s; measuring again\n", k, unit());
 		r = run_step(k);
 	}
 	return r;
@@ -517,7 +526,7 @@ static int open_socket(uint32_t ip, int port, struct sockaddr_in *bound)
 	return s;
 }
 
-static int parse_addr(const char *text, struct sockaddr_in *a)
+int parse_addr(const char *text, struct sockaddr_in *a)
 {
 	char ip[64], rest;
 	int port;
@@ -526,24 +535,47 @@ static int parse_addr(const char *text, struct sockaddr_in *a)
 	return inet_pton(AF_INET, ip, &a->sin_addr) == 1 && (ntohl(a->sin_addr.s_addr) >> 24) == 127 ? 0 : -1;
 }
 
+/* Session i's own source address: 127.64.(i / 250).(1 + i % 250). */
+struct in_addr session_address(int i)
+{
+	return (struct in_addr){ htonl(127u << 24 | 64u << 16 | (uint32_t)(i / 250) << 8 | (uint32_t)(1 + i % 250)) };
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Exactly 2n hex digits into n bytes; -1 for anything else. */
+int unhex(const char *hex, uint8_t *out, size_t n)
+{
+	for (size_t j = 0; j < 2 * n; j++) {
+		int d = hex_digit(hex[j]); /* the terminator is no digit: a short string stops here */
+		if (d < 0) return -1;
+		out[j / 2] = (uint8_t)(j % 2 ? out[j / 2] << 4 | d : d);
+	}
+	return hex[2 * n] ? -1 : 0;
+}
+
+/* A precomputed STUN Binding request (an ICE check) whose transaction id starts with index. */
+const char *parse_check(const char *hex, int index, struct session *s)
+{
+	size_t n = strlen(hex) / 2;
+	if (strlen(hex) % 2 || n < 20 || n > 1024 || !(s->check = malloc(n)) || unhex(hex, s->check, n)) return "bad STUN request hex";
+	s->check_len = n;
+	if (get16(s->check) != 0x0001 || get32(s->check + 4) != COOKIE || get16(s->check + 2) + 20 != n)
+		return "not a STUN Binding request";
+	return get32(s->check + 8) == (uint32_t)index ? NULL : "its transaction id does not start with the session index";
+}
+
 /* One line: EDGE_IP EDGE_PORT STUN_REQUEST_HEX. Returns what is wrong with it, or NULL. */
-static const char *parse_session_line(const char *line, int index, struct session *s)
+const char *parse_session_line(const char *line, int index, struct session *s)
 {
 	char ip[64], port[8], hex[4096], addr[80];
 	if (sscanf(line, "%63s %7s %4095s", ip, port, hex) != 3) return "expected EDGE_IP EDGE_PORT STUN_REQUEST_HEX";
 	snprintf(addr, sizeof addr, "%s:%s", ip, port);
 	if (parse_addr(addr, &s->dst)) return "bad edge address (loopback 127.0.0.0/8 only)";
-	size_t n = strlen(hex) / 2;
-	if (strlen(hex) % 2 || n < 20 || n > 1024 || !(s->check = malloc(n))) return "bad STUN request hex";
-	s->check_len = n;
-	for (size_t j = 0; j < n; j++) {
-		unsigned v;
-		if (sscanf(hex + 2 * j, "%2x", &v) != 1) return "bad STUN request hex";
-		s->check[j] = v;
-	}
-	if (get16(s->check) != 0x0001 || get32(s->check + 4) != COOKIE || get16(s->check + 2) + 20 != n)
-		return "not a STUN Binding request";
-	return get32(s->check + 8) == (uint32_t)index ? NULL : "its transaction id does not start with the session index";
+	return parse_check(hex, index, s);
 }
 
 static void load_sessions_file(void)
@@ -578,7 +610,6 @@ static int parse_cpus(const char *text, cpu_set_t *set)
 	return CPU_COUNT(set) ? 0 : -1;
 }
 
-static int self_test(void);
 static void need(int ok, const char *why) { if (!ok) usage(why); }
 
 static void parse_args(int argc, char **argv)
@@ -587,30 +618,37 @@ static void parse_args(int argc, char **argv)
 		{ "mode", 1, 0, 'm' }, { "target", 1, 0, 't' }, { "sessions-file", 1, 0, 'f' }, { "sessions", 1, 0, 's' },
 		{ "duration", 1, 0, 'd' }, { "warmup", 1, 0, 'w' }, { "find-max", 0, 0, 'F' }, { "max-sessions", 1, 0, 'M' },
 		{ "cpu", 1, 0, 'c' }, { "server-pid", 1, 0, 'p' }, { "server-cpus", 1, 0, 'C' }, { "port", 1, 0, 'P' },
-		{ "setup-rate", 1, 0, 'r' }, { "name", 1, 0, 'n' }, { "self-test", 0, 0, 'T' }, { "help", 0, 0, 'h' }, { 0 } };
+		{ "setup-rate", 1, 0, 'r' }, { "name", 1, 0, 'n' }, { "self-test", 0, 0, 'T' }, { "help", 0, 0, 'h' },
+		{ "calls-file", 1, 0, 'L' }, { "calls", 1, 0, 'k' }, { "max-calls", 1, 0, 'X' }, { 0 } };
 	const char *mode = NULL;
 	char *end;
+	int sessions = 0, calls = 0, max_sessions = 0, max_calls = 0; /* which of them were given */
 	for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
 		long v = 0;
 		double x = 0;
-		if (optarg && strchr("McpPr", o)) need((v = strtol(optarg, &end, 10)) >= 0 && !*end && end > optarg, "a whole number was expected");
+		if (optarg && strchr("McpPrX", o)) need((v = strtol(optarg, &end, 10)) >= 0 && !*end && end > optarg, "a whole number was expected");
 		if (optarg && strchr("dw", o)) need((x = strtod(optarg, &end), !*end && end > optarg), "a number of seconds was expected");
 		switch (o) {
 		case 'm': mode = optarg; break;
 		case 't': need(!parse_addr(optarg, &cfg.target), "--target must be IP:PORT in 127.0.0.0/8"), cfg.have_target = 1; break;
 		case 'f': cfg.sessions_file = optarg; break;
 		case 's':
+		case 'k': /* calls: the steps are kept in legs, two per call */
 			for (char *p = optarg; *p; p = *end ? end + 1 : end) {
-				long n = strtol(p, &end, 10);
-				need(end > p && n >= 1 && n <= MAX_SESSIONS && (!*end || *end == ',') && cfg.nsteps < 64,
-				     "--sessions takes up to 64 counts from 1 to 16000, comma-separated");
-				cfg.steps[cfg.nsteps++] = n;
+				long n = strtol(p, &end, 10), per = o == 'k' ? 2 : 1;
+				need(end > p && n >= 1 && n * per <= MAX_SESSIONS && (!*end || *end == ',') && cfg.nsteps < 64,
+				     o == 'k' ? "--calls takes up to 64 counts from 1 to 8000, comma-separated"
+					      : "--sessions takes up to 64 counts from 1 to 16000, comma-separated");
+				cfg.steps[cfg.nsteps++] = (int)(n * per);
 			}
+			sessions |= o == 's', calls |= o == 'k';
 			break;
 		case 'd': need(x >= 0.1 && x <= 3600, "--duration must be 0.1 to 3600 s"), cfg.duration = x; break;
 		case 'w': need(x >= 0 && x <= 60, "--warmup must be 0 to 60 s"), cfg.warmup = x; break;
 		case 'F': cfg.find_max = 1; break;
-		case 'M': need(v >= 1 && v <= MAX_SESSIONS, "--max-sessions must be 1 to 16000"), cfg.max_sessions = v; break;
+		case 'M': need(v >= 1 && v <= MAX_SESSIONS, "--max-sessions must be 1 to 16000"), cfg.max_sessions = v, max_sessions = 1; break;
+		case 'X': need(v >= 1 && v <= MAX_SESSIONS / 2, "--max-calls must be 1 to 8000"), cfg.max_sessions = 2 * v, max_calls = 1; break;
+		case 'L': cfg.calls_file = optarg; break;
 		case 'c': need(v < CPU_SETSIZE, "--cpu: no such CPU"), cfg.cpu = v; break;
 		case 'p': need(v >= 1, "--server-pid must be a process id"), cfg.server_pid = v; break;
 		case 'C': need(!parse_cpus(optarg, &cfg.server_cpus), "--server-cpus must be a CPU list like 0 or 0-1,3");
@@ -624,12 +662,17 @@ static void parse_args(int argc, char **argv)
 		}
 	}
 	need(optind == argc, "unexpected argument"), need(mode != NULL, "--mode is required");
-	cfg.mode = !strcmp(mode, "echo") ? ECHO : !strcmp(mode, "turn") ? TURN : !strcmp(mode, "edge") ? EDGE : (usage("--mode must be echo, turn or edge"), ECHO);
+	cfg.mode = !strcmp(mode, "echo") ? ECHO : !strcmp(mode, "turn") ? TURN : !strcmp(mode, "edge") ? EDGE
+		 : !strcmp(mode, "calls") ? CALLS : (usage("--mode must be echo, turn, edge or calls"), ECHO);
 	need(cfg.mode != EDGE || cfg.sessions_file, "--mode edge needs --sessions-file");
-	need(cfg.mode == EDGE || cfg.have_target, "--target IP:PORT is required");
+	need(cfg.mode != CALLS || cfg.calls_file, "--mode calls needs --calls-file");
+	need(cfg.mode == CALLS || !(cfg.calls_file || calls || max_calls), "--calls-file, --calls and --max-calls need --mode calls");
+	need(cfg.mode != CALLS || !sessions, "--mode calls counts calls: --calls N, not --sessions");
+	need(cfg.mode != CALLS || !max_sessions, "--mode calls caps its search with --max-calls, not --max-sessions");
+	need(cfg.mode == EDGE || cfg.mode == CALLS || cfg.have_target, "--target IP:PORT is required");
 	need(!cfg.have_server_cpus || cfg.server_pid, "--server-cpus needs --server-pid");
 	if (!cfg.name) cfg.name = mode;
-	if (!cfg.nsteps && !cfg.find_max) cfg.steps[cfg.nsteps++] = 1000;
+	if (!cfg.nsteps && !cfg.find_max) cfg.steps[cfg.nsteps++] = 1000, default_steps = 1; /* calls: 500 calls */
 }
 
 static void on_signal(int sig) { (void)sig; stop = 1; }
@@ -644,6 +687,12 @@ int main(int argc, char **argv)
 		cfg.max_sessions = cfg.max_sessions < nsess ? cfg.max_sessions : nsess;
 		for (int j = 0; j < cfg.nsteps; j++)
 			if (cfg.steps[j] > nsess) die("a step needs %d sessions; the sessions file has %d", cfg.steps[j], nsess);
+	} else if (cfg.mode == CALLS) {
+		load_calls_file();
+		cfg.max_sessions = cfg.max_sessions < nsess ? cfg.max_sessions : nsess;
+		if (default_steps && cfg.steps[0] > nsess) cfg.steps[0] = nsess; /* a small file: all its calls */
+		for (int j = 0; j < cfg.nsteps; j++)
+			if (cfg.steps[j] > nsess) die("a step needs %d calls; the calls file has %d", cfg.steps[j] / 2, nsess / 2);
 	} else {
 		nsess = cfg.find_max ? cfg.max_sessions : 0;
 		for (int j = 0; j < cfg.nsteps; j++) nsess = cfg.steps[j] > nsess ? cfg.steps[j] : nsess;
@@ -651,10 +700,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nsess; i++) {
 		struct session *s = &S[i];
-		s->src.s_addr = htonl(127u << 24 | 64u << 16 | (i / 250) << 8 | (1 + i % 250)); /* 127.64.x.y */
-		s->dst = cfg.mode == EDGE ? s->dst : cfg.target;
+		s->src = session_address(i); /* 127.64.x.y */
+		s->dst = cfg.mode == EDGE || cfg.mode == CALLS ? s->dst : cfg.target;
 		s->ssrc = (uint32_t)rand(), s->ts0 = (uint32_t)rand(), s->seq0 = (uint16_t)rand();
-		s->state = cfg.mode == ECHO ? READY : 0;
+		s->state = cfg.mode == ECHO || (cfg.mode == CALLS && !s->check) ? READY : 0; /* calls: a leg without a check */
 	}
 	for (int j = 0; j < SEND_BATCH; j++) memset(B.buf[j] + 4 + 32, 0xff, RTP_LEN - 32); /* filler: PCMU silence */
 
@@ -669,7 +718,10 @@ int main(int argc, char **argv)
 	struct sockaddr_in bound;
 	fd = open_socket(INADDR_ANY, cfg.port, &bound);
 	if (cfg.mode == TURN) peer_fd = open_socket(INADDR_LOOPBACK, 0, &peer_addr);
-	fprintf(stderr, "loadgen: %s, %d sessions prepared, local port %d\n", cfg.name, nsess, ntohs(bound.sin_port));
+	/* Calls: all legs share the socket, so a datagram's leg is the address it was sent to. */
+	int on = 1;
+	if (cfg.mode == CALLS && setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof on)) die("cannot enable IP_PKTINFO: %s", strerror(errno));
+	fprintf(stderr, "loadgen: %s, %d %s prepared, local port %d\n", cfg.name, nsess, unit(), ntohs(bound.sin_port));
 	if (cfg.mode == TURN) fprintf(stderr, "loadgen: relayed packets come to 127.0.0.1:%d\n", ntohs(peer_addr.sin_port));
 
 	/* A step is clean when every session was set up and it lost at most 0.1 %. */
@@ -682,7 +734,8 @@ int main(int argc, char **argv)
 		if (ok && !r.generator_limited && r.k > clean) clean = r.k, clean_pps = r.pps;
 		if (!ok && (r.ready < r.k || !r.generator_limited) && r.k < dirty) dirty = r.k; /* a verdict on the server */
 	}
-	/* The search: up by 500 from the highest clean count until a step loses, then bisect to 100. */
+	/* The search: up by 500 from the highest clean count until a step loses, then bisect to 100
+	 * (calls mode: legs, so 250 calls up and 50 calls apart; every count stays even). */
 	while (cfg.find_max && !stop) {
 		int k = dirty > cfg.max_sessions ? clean + 500 : clean + (dirty - clean) / 200 * 100;
 		k = k < cfg.max_sessions ? k : cfg.max_sessions;
@@ -691,7 +744,7 @@ int main(int argc, char **argv)
 		struct result r = measure(k);
 		if (stop) break;
 		if (r.generator_limited) {
-			fprintf(stderr, "loadgen: the generator could not keep up at %d sessions; search stopped\n", k);
+			fprintf(stderr, "loadgen: the generator could not keep up at %d %s; search stopped\n", k, unit());
 			stopped_by = "generator";
 			break;
 		}
@@ -699,73 +752,11 @@ int main(int argc, char **argv)
 		else dirty = k;
 	}
 	if (stop) die("interrupted");
-	if (cfg.find_max)
+	if (cfg.find_max && cfg.mode == CALLS)
+		printf("{\"server\":\"%s\",\"highest_clean_calls\":%d,\"highest_clean_sessions\":%d,\"highest_clean_pps\":%.0f,"
+		       "\"stopped_by\":\"%s\"}\n", cfg.name, clean / 2, clean, clean_pps, stopped_by);
+	else if (cfg.find_max)
 		printf("{\"server\":\"%s\",\"highest_clean_sessions\":%d,\"highest_clean_pps\":%.0f,\"stopped_by\":\"%s\"}\n",
 		       cfg.name, clean, clean_pps, stopped_by);
 	return 0;
-}
-
-/* ---- --self-test: the parsers against hand-made packets ---- */
-
-static int failures;
-static void expect(int ok, const char *what) { fprintf(stderr, "%s %s\n", ok ? "ok  " : "FAIL", what), failures += !ok; }
-
-static void stun_answer(uint8_t *b, uint32_t type, const uint8_t *tid, int error_code)
-{
-	memset(b, 0, 28);
-	put16(b, type), put16(b + 2, error_code ? 8 : 0), put32(b + 4, COOKIE), memcpy(b + 8, tid, 12);
-	put16(b + 20, 0x0009), put16(b + 22, 4), b[26] = error_code / 100, b[27] = error_code % 100; /* ERROR-CODE */
-	on_datagram(b, error_code ? 28 : 20, 0);
-}
-
-static int self_test(void)
-{
-	cfg.mode = EDGE, nsess = 3, S = calloc(nsess, sizeof *S);
-	const char *line = "127.0.0.1 40000 000100002112a44200000002aabbccddeeff0011"; /* Binding request, session 2 */
-	expect(!parse_session_line(line, 2, &S[2]) && ntohs(S[2].dst.sin_port) == 40000 && S[2].check_len == 20,
-	       "a sessions file line parses");
-	expect(parse_session_line(line, 1, &S[1]) != NULL, "a transaction id of another index is refused");
-	expect(parse_session_line("10.0.0.1 40000 000100002112a44200000002aabbccddeeff0011", 2, &S[0]) != NULL,
-	       "a non-loopback edge is refused");
-	uint8_t b[28], tid[12];
-	memcpy(tid, S[2].check + 8, 12);
-	S[2].state = PENDING_CHECK, tid[11] ^= 1;
-	stun_answer(b, 0x0101, tid, 0);
-	expect(S[2].state == PENDING_CHECK, "a Binding success with another transaction id is ignored");
-	tid[11] ^= 1;
-	stun_answer(b, 0x0101, tid, 0);
-	expect(S[2].state == READY, "a matching Binding success makes the session ready");
-	S[2].state = PENDING_CHECK;
-	stun_answer(b, 0x0111, tid, 401);
-	expect(S[2].state == FAILED && S[2].error == 401, "a Binding error fails the session with its code");
-
-	/* The edge's echo: another SSRC and sequence, one CSRC and a 2-word header extension. */
-	uint8_t rtp[12 + 4 + 4 + 8 + 160] = { 0x91 }, *pl = rtp + 28;
-	S[1].win_first = 7, W.on = 1, W.k = 3, W.frames = 10, W.seen = calloc(3 * 2, 1);
-	put16(rtp + 16, 0xbede), put16(rtp + 18, 2);
-	put32(pl, MAGIC), put32(pl + 4, 1), put32(pl + 8, 9), put64(pl + 12, 1000000);
-	on_datagram(rtp, sizeof rtp, 1250000);
-	expect(W.received == 1 && W.max_ns == 250000, "payload found behind CSRC and extension; latency 0.25 ms");
-	on_datagram(rtp, sizeof rtp, 1250000);
-	expect(W.received == 1, "a duplicate is not counted twice");
-	put32(pl + 8, 3), on_datagram(rtp, sizeof rtp, 2000000);
-	expect(W.received == 1, "a packet sent before the window is not counted");
-	put32(pl, 0), on_datagram(rtp, sizeof rtp, 2000000);
-	expect(W.stray == 1, "a payload without the magic is stray");
-
-	/* TURN: Allocate success, a late duplicate of it, ChannelBind success. */
-	cfg.mode = TURN, S[0].state = PENDING_ALLOC, S[0].tries = 1;
-	uint8_t req[40];
-	memset(tid, 0, 12), tid[4] = PENDING_ALLOC;
-	stun_answer(b, 0x0103, tid, 0);
-	expect(S[0].state == PENDING_BIND, "Allocate success moves on to ChannelBind");
-	stun_answer(b, 0x0103, tid, 0);
-	expect(S[0].state == PENDING_BIND, "a late duplicate Allocate answer is ignored");
-	expect(turn_request(0, req) == 40 && get16(req) == 0x0009 && get16(req + 2) == 20 && get32(req + 8) == 0,
-	       "the ChannelBind request carries the session index");
-	tid[4] = PENDING_BIND;
-	stun_answer(b, 0x0109, tid, 0);
-	expect(S[0].state == READY, "ChannelBind success makes the session ready");
-	fprintf(stderr, "%s\n", failures ? "self-test FAILED" : "self-test passed");
-	return failures ? 1 : 0;
 }

@@ -128,4 +128,47 @@ import Testing
         // Bob's packet went to alice (her plain and forged packets earned her budget), alice's to bob.
         #expect(service.counters.packetsBridged == 2)
     }
+
+    /// The bridge writes each packet in place at the end of the read burst's one buffer
+    /// (decrypting into the room after it): every packet of a burst stays whole, whatever comes
+    /// after it, and a truncated or forged packet in the middle writes nothing.
+    @Test func aBurstOfBridgedPacketsSharesOneBufferIntact() throws {
+        let service = MediaService()
+        let keys = (0..<4).map { _ in SRTPKeyingMaterial.random() }
+        try service.addBridgeLeg(Self.alice, srtp: (receive: keys[0], send: keys[1]))
+        try service.addBridgeLeg(Self.bob, srtp: (receive: keys[2], send: keys[3]))
+        service.link("legA", "legB")
+        _ = try #require(service.route(try Self.check(Self.alice), from: Self.aliceAddress))
+        _ = try #require(service.route(try Self.check(Self.bob), from: Self.bobAddress))
+        var senders = [try SRTPContext(keyingMaterial: keys[0]), try SRTPContext(keyingMaterial: keys[2])]
+        var hearers = [try SRTPContext(keyingMaterial: keys[3]), try SRTPContext(keyingMaterial: keys[1])]
+        var arena = ByteBuffer()
+        var replies: [(range: Range<Int>, destination: SocketAddress, from: Int, payload: UInt8)] = []
+        for round in 0..<20 {
+            for side in 0..<2 {
+                let payload = UInt8(truncatingIfNeeded: 16 * side + round)
+                var packet = try senders[side].protectRTP(try Self.rtp(UInt16(round), ssrc: UInt32(side + 1), payload: payload))
+                if round == 7 { packet = Array(packet.prefix(20)) }  // truncated: no room for the tag
+                if round == 9 { packet[30] ^= 1 }  // forged
+                let before = arena.writerIndex
+                if let (length, destination) = service.route(
+                    ByteBuffer(bytes: packet), from: side == 0 ? Self.aliceAddress : Self.bobAddress, appendingTo: &arena)
+                {
+                    #expect(arena.writerIndex == before + length)
+                    replies.append((before..<arena.writerIndex, destination, side, payload))
+                } else {
+                    #expect(arena.writerIndex == before)
+                }
+            }
+        }
+        // The first packet of alice's waits for bob's budget; the truncated and forged ones are dropped.
+        #expect(replies.count == 2 * 20 - 1 - 4)
+        #expect(service.counters.droppedUndecryptable == 4)
+        for reply in replies {
+            #expect(reply.destination == (reply.from == 0 ? Self.bobAddress : Self.aliceAddress))
+            let wire = try #require(arena.getBytes(at: reply.range.lowerBound, length: reply.range.count))
+            let plain = try RTPPacket(decoding: try hearers[reply.from].unprotectRTP(wire))
+            #expect(plain.payload == ArraySlice(repeating: reply.payload, count: 160))
+        }
+    }
 }

@@ -27,8 +27,12 @@ public struct LoadCommand: AsyncParsableCommand {
     public var sessions: Int?
 
     /// Concurrent two-party calls.
-    @Option(help: "Concurrent two-party calls through the edge's bridge (1-1000).")
+    @Option(help: "Concurrent two-party calls through the edge's bridge (1-1000; 1-8000 with --generator).")
     public var calls: Int?
+
+    /// Plain RTP instead of SRTP for the --generator's calls.
+    @Flag(help: "With --calls and --generator: plain RTP on both legs instead of SRTP (AEAD_AES_128_GCM).")
+    public var plain = false
 
     /// Seconds of media.
     @Option(help: "Seconds of media after every session is connected (1-120).")
@@ -36,8 +40,8 @@ public struct LoadCommand: AsyncParsableCommand {
 
     /// An outside generator that sends the sessions' media instead of this process.
     @Option(help: ArgumentHelp(
-        "An outside load generator (Benchmarks/Load/loadgen) that sends the sessions' media and measures the edge itself.",
-        discussion: "The edge and the sessions' signaling run here; the generator gets `--mode edge --sessions-file F --server-pid PID` and the arguments after `--`."))
+        "An outside load generator (Benchmarks/Load/loadgen) that sends the sessions' or calls' media and measures the edge itself.",
+        discussion: "The edge and the signaling run here; the generator gets `--mode edge --sessions-file F --server-pid PID` (--sessions) or `--mode calls --calls-file F --server-pid PID` (--calls) and the arguments after `--`."))
     public var generator: String?
 
     /// Threads serving the edge's media socket (passed to `preflight serve --media-threads`).
@@ -78,11 +82,14 @@ public struct LoadCommand: AsyncParsableCommand {
             let limit = generator == nil ? 2000 : 16_000
             guard (1...limit).contains(sessions) else { throw ValidationError("--sessions must be 1 to \(limit), got \(sessions)") }
         case (nil, let calls?):
-            guard (1...1000).contains(calls) else { throw ValidationError("--calls must be 1 to 1000, got \(calls)") }
+            // An outside generator's legs are lines of a file, not clients with sockets of their own.
+            let limit = generator == nil ? 1000 : 8000
+            guard (1...limit).contains(calls) else { throw ValidationError("--calls must be 1 to \(limit), got \(calls)") }
         }
         guard (1...120).contains(duration) else { throw ValidationError("--duration must be 1 to 120, got \(duration)") }
         guard (1...64).contains(mediaThreads) else { throw ValidationError("--media-threads must be 1 to 64, got \(mediaThreads)") }
-        if generator != nil, calls != nil { throw ValidationError("--generator runs echo sessions: give --sessions, not --calls") }
+        if plain, calls == nil || generator == nil { throw ValidationError("--plain goes with --calls and --generator") }
+        if generator != nil, edgeURL != nil { throw ValidationError("--generator runs its own edge: no --edge-url") }
         if generator == nil, !generatorArguments.isEmpty { throw ValidationError("arguments after `--` are for a --generator") }
         if edgeURL == nil, calleeEdgeURL != nil || !edgePIDs.isEmpty || address != "127.0.0.1" {
             throw ValidationError("--callee-edge-url, --address and --edge-pid go with --edge-url")
@@ -129,7 +136,13 @@ public struct LoadCommand: AsyncParsableCommand {
     public func run() async throws {
         let progress: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
         do {
-            if let generator {
+            if let generator, let calls {
+                let status = try await CallGeneratorRun(
+                    calls: calls, plain: plain, generator: generator, generatorArguments: generatorArguments,
+                    edgeArguments: ["--media-threads", "\(mediaThreads)"]
+                ).run(progress: progress)
+                if status != 0 { throw ExitCode(status) }
+            } else if let generator {
                 let status = try await LoadGeneratorRun(
                     sessions: sessions ?? 100, generator: generator, generatorArguments: generatorArguments,
                     edgeArguments: ["--media-threads", "\(mediaThreads)"]

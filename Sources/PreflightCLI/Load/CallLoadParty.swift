@@ -5,21 +5,17 @@ import PreflightNIO
 import Synchronization
 
 /// One party of a two-party call in the call load benchmark, on the SDK's session layer (as
-/// ``LoadClient``): a ``SignalingClient`` that either registers and accepts the call (the callee)
+/// ``LoadClient``): a ``CallLoadSignaling`` that either registers and accepts the call (the callee)
 /// or places it (the caller), an ``ICEAgentDriver`` (host candidates on loopback) that connects
 /// it, and raw RTP: the load run sends frames whose payload starts with the send time (µs on the
 /// run's monotonic clock, shared by both parties), and this measures the bridge latency of what
 /// the other party sent (the frame's index follows the send time, so that the first frame's fate
 /// is known).
 final class CallLoadParty: Sendable {
-    let signaling: SignalingClient
+    let signaling: CallLoadSignaling
     let ice: ICEAgentDriver
     private let iceEvents: AsyncStream<ICEAgentDriver.Event>.Continuation
-    /// The edge's messages during set-up (read once, by ``place(to:)`` or ``answerNextCall()``).
-    private let setupMessages: AsyncStream<SignalingMessage>
     private let connected: AsyncStream<Result<Void, PreflightError>>
-    /// `registered` (or the edge's error) in answer to `register`.
-    private let registered: AsyncStream<Result<Void, PreflightError>>
     let ssrc: UInt32
     let origin: ContinuousClock.Instant
     private let store: FigureStore
@@ -45,16 +41,13 @@ final class CallLoadParty: Sendable {
     }
 
     private init(
-        signaling: SignalingClient, ice: ICEAgentDriver, iceEvents: AsyncStream<ICEAgentDriver.Event>.Continuation,
-        setupMessages: AsyncStream<SignalingMessage>, connected: AsyncStream<Result<Void, PreflightError>>,
-        registered: AsyncStream<Result<Void, PreflightError>>, store: FigureStore, ssrc: UInt32, origin: ContinuousClock.Instant
+        signaling: CallLoadSignaling, ice: ICEAgentDriver, iceEvents: AsyncStream<ICEAgentDriver.Event>.Continuation,
+        connected: AsyncStream<Result<Void, PreflightError>>, store: FigureStore, ssrc: UInt32, origin: ContinuousClock.Instant
     ) {
         self.store = store
-        self.registered = registered
         self.signaling = signaling
         self.ice = ice
         self.iceEvents = iceEvents
-        self.setupMessages = setupMessages
         self.connected = connected
         self.ssrc = ssrc
         self.origin = origin
@@ -79,44 +72,22 @@ final class CallLoadParty: Sendable {
                     eventContinuation.yield(event)
                 }
             })
-        let signaling = SignalingClient(
-            configuration: SignalingClientConfiguration(
-                url: url, accessToken: token, clientName: "preflight-load", timeout: .seconds(30)),
-            logger: logger)
-        let (setupMessages, setupContinuation) = AsyncStream<SignalingMessage>.makeStream()
+        let signaling: CallLoadSignaling
+        do throws(PreflightError) {
+            signaling = try await CallLoadSignaling.signIn(url: url, token: token, logger: logger)
+        } catch {
+            await ice.close()
+            eventContinuation.finish()
+            throw error
+        }
         let (connected, connectedContinuation) = AsyncStream<Result<Void, PreflightError>>.makeStream()
-        let (registered, registeredContinuation) = AsyncStream<Result<Void, PreflightError>>.makeStream()
         var random = SystemRandomNumberGenerator()
         let party = CallLoadParty(
-            signaling: signaling, ice: ice, iceEvents: eventContinuation, setupMessages: setupMessages, connected: connected,
-            registered: registered, store: store, ssrc: random.next(), origin: origin)
+            signaling: signaling, ice: ice, iceEvents: eventContinuation, connected: connected, store: store, ssrc: random.next(),
+            origin: origin)
         party.tasks.withLock {
             $0 = [
-                Task { await signaling.run() },
                 Task { await ice.run() },
-                Task {
-                    for await event in signaling.events {
-                        switch event {
-                        case .message(.registered):
-                            registeredContinuation.yield(.success(()))
-                        case .message(let message):
-                            if case .hangup = message { party.store.figures.withLock { $0.ended = true } }
-                            if case .error(let info) = message {
-                                party.store.figures.withLock { $0.ended = true }
-                                registeredContinuation.yield(.failure(info.preflightError))
-                            }
-                            setupContinuation.yield(message)
-                        case .closed(let error):
-                            party.store.figures.withLock { $0.ended = true }
-                            registeredContinuation.yield(.failure(
-                                error ?? PreflightError(code: .signalingDisconnected, message: "signaling: the connection was closed")))
-                            setupContinuation.finish()
-                        case .reconnecting, .reconnected:
-                            continue
-                        }
-                    }
-                    setupContinuation.finish()
-                },
                 Task {
                     for await event in events {
                         switch event {
@@ -130,48 +101,18 @@ final class CallLoadParty: Sendable {
                 },
             ]
         }
-        do throws(PreflightError) {
-            _ = try await signaling.connect()
-            return party
-        } catch {
-            await party.close()
-            throw error
-        }
+        return party
     }
 
-    /// Registers for incoming calls (`register` → `registered`).
-    ///
-    /// Requests are sent with ``SignalingClient/send(_:)`` and their answers read from the events
-    /// here, not with ``SignalingClient/register()`` or ``SignalingClient/invite(_:)``: those start
-    /// waiting only after the request was written, and an answer that comes sooner goes to the
-    /// events instead, so the request times out (seen about once in 100 calls here).
+    /// Registers for incoming calls.
     func register() async throws(PreflightError) {
-        try await signaling.send(.register)
-        try await within(signaling.configuration.timeout, waitingFor: "registered") { [registered] in
-            for await outcome in registered { return outcome }
-            return .failure(PreflightError(code: .signalingDisconnected, message: "signaling: closed before registered"))
-        }
+        try await signaling.register()
     }
 
     /// Places a call to `callee` (`invite` with `To`), and connects ICE once it is answered.
     func place(to callee: String) async throws(PreflightError) {
         ice.gather(servers: [])
-        try await signaling.send(.invite(.init(ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"], params: ["To": callee])))
-        let answer = try await within(signaling.configuration.timeout, waitingFor: "answer") { [setupMessages] () async -> Result<SignalingMessage.Answer, PreflightError> in
-            for await message in setupMessages {
-                switch message {
-                case .answer(let answer): return .success(answer)
-                case .error(let info): return .failure(info.preflightError)
-                case .hangup(let hangup):
-                    return .failure(PreflightError(
-                        code: PreflightError.Code(hangup.code ?? PreflightError.Code.generalCallError.rawValue),
-                        message: "load: the call ended before it was answered (\(hangup.reason ?? "no reason"))"))
-                default: continue
-                }
-            }
-            return .failure(PreflightError(code: .signalingDisconnected, message: "load: signaling ended before the call was answered"))
-        }
-        store.figures.withLock { $0.callSid = answer.callSid }
+        let answer = try await signaling.place(to: callee, ice: ice.withAgent { $0.localParameters }, srtp: nil)
         try ice.connect(remote: answer.ice)
         try await waitForICE()
     }
@@ -179,54 +120,14 @@ final class CallLoadParty: Sendable {
     /// Waits for the next `incoming` (at most a minute), accepts it (`accept` with this party's
     /// candidates), and connects ICE once the edge answers.
     func answerNextCall() async throws(PreflightError) {
-        let (ice, signaling, store) = (ice, signaling, store)
-        let answer = try await within(.seconds(60), waitingFor: "incoming and answer") { [setupMessages] () async -> Result<SignalingMessage.Answer, PreflightError> in
-            var accepted: String?
-            for await message in setupMessages {
-                switch message {
-                case .incoming(let incoming) where accepted == nil:
-                    accepted = incoming.callSid
-                    store.figures.withLock { $0.callSid = incoming.callSid }
-                    ice.gather(servers: [])
-                    do throws(PreflightError) {
-                        try await signaling.send(.accept(.init(callSid: incoming.callSid, ice: ice.withAgent { $0.localParameters }, codecs: ["PCMU"])))
-                    } catch {
-                        return .failure(error)
-                    }
-                case .answer(let answer) where answer.callSid == accepted:
-                    return .success(answer)
-                case .error(let info):
-                    return .failure(info.preflightError)
-                case .hangup(let hangup) where hangup.callSid == accepted:
-                    return .failure(PreflightError(
-                        code: .generalCallError, message: "load: the call ended before it was answered (\(hangup.reason ?? "no reason"))"))
-                case .cancel(let cancel) where cancel.callSid == accepted:
-                    return .failure(PreflightError(code: .generalCallError, message: "load: the call was cancelled before it was answered"))
-                default:
-                    continue
-                }
-            }
-            return .failure(PreflightError(code: .signalingDisconnected, message: "load: signaling ended before the call was answered"))
-        }
+        let ice = ice
+        let answer = try await signaling.answerNextCall(
+            ice: {
+                ice.gather(servers: [])
+                return ice.withAgent { $0.localParameters }
+            }, srtp: nil)
         try ice.connect(remote: answer.ice)
         try await waitForICE()
-    }
-
-    /// `body`'s result, or a 53002 timeout after `timeout`.
-    private func within<T: Sendable>(
-        _ timeout: Duration, waitingFor what: String, _ body: @escaping @Sendable () async -> Result<T, PreflightError>
-    ) async throws(PreflightError) -> T {
-        let outcome = await withTaskGroup(of: Result<T, PreflightError>.self) { group in
-            group.addTask { await body() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return .failure(PreflightError(code: .signalingTimeout, message: "signaling: no \(what) within \(timeout)"))
-            }
-            let first = await group.next()
-            group.cancelAll()
-            return first ?? .failure(PreflightError(code: .cancelled, message: "load: cancelled"))
-        }
-        return try outcome.get()
     }
 
     /// Waits for ICE to select a pair; the agent's own check timeout bounds the wait.
@@ -281,15 +182,16 @@ final class CallLoadParty: Sendable {
     }
 
     func figures() -> Figures {
-        store.figures.withLock { $0 }
+        var figures = store.figures.withLock { $0 }
+        (figures.callSid, figures.ended) = (signaling.callSid, signaling.ended)
+        return figures
     }
 
     /// Hangs up (when the call got that far) and closes the sockets and the connection.
     func close() async {
-        if let callSid = store.figures.withLock({ $0.callSid }) { await signaling.hangup(callSid: callSid, reason: "load run over") }
+        await signaling.close()
         await ice.close()
         iceEvents.finish()
-        await signaling.close()
         for task in tasks.withLock({ $0 }) { task.cancel() }
     }
 }

@@ -84,35 +84,42 @@ struct LoadGeneratorRun {
                 session.check = try Self.check(index: position, localUfrag: localUfrag, remote: session.remote)
                 lines.append(session.line)
             }
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-load-\(getpid()).sessions")
-            try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
-            defer { try? FileManager.default.removeItem(at: file) }
             progress("load: \(opened.count) sessions open; running \(generator)")
-
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: generator)
-            process.arguments = ["--mode", "edge", "--sessions-file", file.path, "--server-pid", "\(edge.pid)"] + generatorArguments
-            // Told by the termination handler: Foundation's `waitUntilExit` spins a run loop on
-            // Linux, and a core busy here would be taken from the edge or the generator it measures.
-            let (exit, exited) = AsyncStream.makeStream(of: Void.self)
-            process.terminationHandler = { _ in exited.finish() }
-            do {
-                try process.run()
-            } catch {
-                throw PreflightError(code: .processLaunchFailed, message: "load: cannot start the generator \(generator)", underlying: error)
-            }
-            // The generator inherits standard output and error: its figures are this run's output.
-            for await _ in exit {}
-            // Cancelled while it ran: it stops with the run (its exit status is read only once it exited).
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
+            let status = try await Self.runGenerator(
+                generator, file: lines, arguments: ["--mode", "edge", "--sessions-file"], then: ["--server-pid", "\(edge.pid)"] + generatorArguments)
             for (_, signaling, _, session) in opened {
                 if let callSid = session.callSid { await signaling.hangup(callSid: callSid, reason: "load run over") }
             }
-            return process.terminationStatus
+            return status
         }
+    }
+
+    /// Writes `lines` to a file of its own, runs `generator` with `arguments`, the file's path and
+    /// `then`, and returns its exit status once it exited (the file removed). The generator
+    /// inherits standard output and error: its figures are the run's output.
+    static func runGenerator(_ generator: String, file lines: [String], arguments: [String], then: [String]) async throws -> Int32 {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("preflight-load-\(getpid()).lines")
+        try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: generator)
+        process.arguments = arguments + [file.path] + then
+        // Told by the termination handler: Foundation's `waitUntilExit` spins a run loop on
+        // Linux, and a core busy here would be taken from the edge or the generator it measures.
+        let (exit, exited) = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in exited.finish() }
+        do {
+            try process.run()
+        } catch {
+            throw PreflightError(code: .processLaunchFailed, message: "load: cannot start the generator \(generator)", underlying: error)
+        }
+        for await _ in exit {}
+        // Cancelled while it ran: it stops with the run (its exit status is read only once it exited).
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        return process.terminationStatus
     }
 
     /// Signs in and places an echo call without media of its own: the generator sends it.

@@ -39,37 +39,22 @@ public struct EchoPacket: Sendable, Hashable {
     public func write(payload: UnsafeRawBufferPointer, to destination: UnsafeMutableRawBufferPointer) -> Int? {
         let size = Self.size(payloadCount: payload.count)
         guard destination.count >= size else { return nil }
-        var offset = 0
-        func put(_ value: UInt64, bytes: Int) {
-            for index in 0..<bytes {
-                destination[offset + index] = UInt8(truncatingIfNeeded: value >> UInt64(8 * (bytes - 1 - index)))
-            }
-            offset += bytes
-        }
-        put(0x90, bytes: 1)  // version 2, no padding, extension, no CSRC
-        put(UInt64(payloadType & 0x7F) | (marker ? 0x80 : 0), bytes: 1)
-        put(UInt64(sequenceNumber), bytes: 2)
-        put(UInt64(timestamp), bytes: 4)
-        put(UInt64(ssrc), bytes: 4)
-        put(UInt64(RTPHeaderExtension.oneByteProfile), bytes: 2)
-        put(10, bytes: 2)  // 40 bytes of elements: 10 words
+        var writer = RTPFieldWriter(destination)
+        writer.header(marker: marker, payloadType: payloadType, sequenceNumber: sequenceNumber, timestamp: timestamp, ssrc: ssrc, extensionWords: 10)
         // One-byte form: ID in the high nibble, length − 1 in the low one (RFC 8285 §4.2).
-        put(UInt64(MediaExtension.sendTimeID << 4 | 7), bytes: 1)
-        put(report.clientSendMicroseconds, bytes: 8)
-        put(UInt64(MediaExtension.echoID << 4 | 5), bytes: 1)
-        put(UInt64(report.originalSequence), bytes: 2)
-        put(UInt64(report.holdMicroseconds), bytes: 4)
-        put(UInt64(MediaExtension.uplinkID << 4 | 11), bytes: 1)
-        put(UInt64(report.uplink.expected), bytes: 4)
-        put(UInt64(report.uplink.received), bytes: 4)
-        put(UInt64(report.uplink.jitterMicroseconds), bytes: 4)
-        put(UInt64(MediaExtension.edgeSendTimeID << 4 | 7), bytes: 1)
-        put(report.edgeSendMicroseconds, bytes: 8)
-        put(0, bytes: 2)
-        if let base = payload.baseAddress, !payload.isEmpty {
-            UnsafeMutableRawBufferPointer(rebasing: destination[offset..<size]).copyMemory(
-                from: UnsafeRawBufferPointer(start: base, count: payload.count))
-        }
+        writer.put(UInt64(MediaExtension.sendTimeID << 4 | 7), bytes: 1)
+        writer.put(report.clientSendMicroseconds, bytes: 8)
+        writer.put(UInt64(MediaExtension.echoID << 4 | 5), bytes: 1)
+        writer.put(UInt64(report.originalSequence), bytes: 2)
+        writer.put(UInt64(report.holdMicroseconds), bytes: 4)
+        writer.put(UInt64(MediaExtension.uplinkID << 4 | 11), bytes: 1)
+        writer.put(UInt64(report.uplink.expected), bytes: 4)
+        writer.put(UInt64(report.uplink.received), bytes: 4)
+        writer.put(UInt64(report.uplink.jitterMicroseconds), bytes: 4)
+        writer.put(UInt64(MediaExtension.edgeSendTimeID << 4 | 7), bytes: 1)
+        writer.put(report.edgeSendMicroseconds, bytes: 8)
+        writer.put(0, bytes: 2)
+        writer.copy(payload)
         return size
     }
 }

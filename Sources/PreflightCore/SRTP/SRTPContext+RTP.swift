@@ -8,23 +8,54 @@ extension SRTPContext {
     ///   is older than the replay window; `.srtpStreamLimitReached` for a stream beyond
     ///   ``maximumStreamCount`` or past the last index (2^48 − 1).
     public mutating func protectRTP(_ packet: [UInt8]) throws(PreflightError) -> [UInt8] {
-        let header = try packet[...].withRawBytes { bytes throws(PreflightError) in try RTPHeader(parsing: bytes) }
+        var output = packet + [UInt8](repeating: 0, count: Self.rtpOverhead)
+        // Array's closures rethrow untyped errors: the error is carried out by hand.
+        var failure: PreflightError?
+        output.withUnsafeMutableBytes { buffer in
+            do throws(PreflightError) { _ = try protectRTP(inPlace: buffer, length: packet.count) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return output
+    }
+
+    /// ``protectRTP(_:)`` in the caller's memory: the RTP packet of `length` bytes at the start
+    /// of `buffer` is protected where it is, its tag written after it (`buffer` must have
+    /// ``rtpOverhead`` bytes of room there). With the system's libcrypto nothing is allocated.
+    /// - Returns: the SRTP packet's length, `length` + ``rtpOverhead``.
+    /// - Throws: as ``protectRTP(_:)``; `.invalidArgument` when `buffer` has no room for the tag.
+    public mutating func protectRTP(inPlace buffer: UnsafeMutableRawBufferPointer, length: Int) throws(PreflightError) -> Int {
+        guard length >= 0, buffer.count >= length &+ Self.rtpOverhead else {
+            throw PreflightError(code: .invalidArgument, message: "SRTP: no room for the \(Self.rtpOverhead)-byte tag after the packet")
+        }
+        let packet = UnsafeRawBufferPointer(rebasing: buffer[..<length])
+        let header = try RTPHeader(parsing: packet)
         let headerLength = header.extensionRange.upperBound
         let ssrc = header.ssrc
-        var stream = sentRTP[ssrc] ?? RTPStream()
-        guard sentRTP[ssrc] != nil || sentRTP.count < Self.maximumStreamCount else {
+        let known = sentRTP[ssrc]
+        guard known != nil || sentRTP.count < Self.maximumStreamCount else {
             throw Self.tooManyStreams("SRTP", ssrc: ssrc)
         }
+        var stream = known ?? RTPStream()
         let index = try Self.estimateIndex(header.sequenceNumber, highest: stream.window.highest, context: "SRTP")
         if let refusal = stream.window.refusal(of: index) {
             throw PreflightError(code: .invalidArgument, message: "SRTP: cannot protect: \(refusal) (a GCM nonce is never reused)")
         }
-        let iv = Self.rtpInitializationVector(ssrc: ssrc, index: index, salt: rtpSalt)
-        let aad = Array(packet[0..<headerLength])
-        let sealed = try Self.seal(packet[headerLength...], key: rtpKey, iv: iv, aad: aad, context: "SRTP")
+        try Self.withRTPInitializationVector(ssrc: ssrc, index: index, salt: rtpSalt) { iv throws(PreflightError) in
+            let aad = UnsafeRawBufferPointer(rebasing: buffer[..<headerLength])
+            let data = UnsafeMutableRawBufferPointer(rebasing: buffer[headerLength..<length])
+            let tag = UnsafeMutableRawBufferPointer(rebasing: buffer[length..<(length &+ Self.rtpOverhead)])
+            if let rtpAEAD {
+                guard rtpAEAD.seal(iv: iv, aad: aad, data: data, tag: tag) else {
+                    throw PreflightError(code: .invalidArgument, message: "SRTP: AES-GCM refused the packet")
+                }
+            } else {
+                let sealed = try Self.seal(ArraySlice(data), key: rtpKey, aead: nil, iv: Array(iv), aad: Array(aad), context: "SRTP")
+                sealed.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[headerLength..<(length &+ Self.rtpOverhead)]).copyMemory(from: $0) }
+            }
+        }
         stream.window.accept(index)
         sentRTP[ssrc] = stream
-        return aad + sealed
+        return length &+ Self.rtpOverhead
     }
 
     /// Checks and decrypts an SRTP packet (RFC 7714 §8): estimates its index from the sequence
@@ -36,28 +67,64 @@ extension SRTPContext {
     ///   older than the window; `.srtpAuthenticationFailed` when the tag does not match;
     ///   `.srtpStreamLimitReached` for a new stream beyond ``maximumStreamCount``.
     public mutating func unprotectRTP(_ packet: [UInt8]) throws(PreflightError) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: max(0, packet.count &- Self.rtpOverhead))
+        // Array's closures rethrow untyped errors: the error is carried out by hand.
+        var failure: PreflightError?
+        packet.withUnsafeBytes { packet in
+            output.withUnsafeMutableBytes { output in
+                do throws(PreflightError) { _ = try unprotectRTP(packet, into: output) } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
+        return output
+    }
+
+    /// ``unprotectRTP(_:)`` in the caller's memory: the RTP packet (header as it came, payload
+    /// decrypted) is written to the start of `output`, which must not overlap `packet` and must
+    /// hold `packet.count` − ``rtpOverhead`` bytes. Nothing in `output` is to be used unless this
+    /// returns. With the system's libcrypto nothing is allocated.
+    /// - Returns: the RTP packet's length.
+    /// - Throws: as ``unprotectRTP(_:)``; `.invalidArgument` when `output` is too small.
+    public mutating func unprotectRTP(_ packet: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(PreflightError) -> Int {
         let headerLength = try Self.rtpHeaderLength(packet)
         guard packet.count &- headerLength >= Self.rtpOverhead else {
             throw PreflightError(
                 code: .truncated,
                 message: "SRTP: truncated packet: need \(Self.rtpOverhead) tag byte(s) after the \(headerLength)-byte header, \(packet.count - headerLength) left")
         }
+        let length = packet.count &- Self.rtpOverhead
+        guard output.count >= length else {
+            throw PreflightError(code: .invalidArgument, message: "SRTP: \(output.count) byte(s) of room for a \(length)-byte packet")
+        }
         let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
         let sequenceNumber = UInt16(packet[2]) << 8 | UInt16(packet[3])
-        var stream = receivedRTP[ssrc] ?? RTPStream()
-        guard receivedRTP[ssrc] != nil || receivedRTP.count < Self.maximumStreamCount else {
+        let known = receivedRTP[ssrc]
+        guard known != nil || receivedRTP.count < Self.maximumStreamCount else {
             throw Self.tooManyStreams("SRTP", ssrc: ssrc)
         }
+        var stream = known ?? RTPStream()
         let index = try Self.estimateIndex(sequenceNumber, highest: stream.window.highest, context: "SRTP")
         if let refusal = stream.window.refusal(of: index) {
             throw PreflightError(code: .srtpReplayed, message: "SRTP: SSRC \(ssrc): \(refusal)")
         }
-        let iv = Self.rtpInitializationVector(ssrc: ssrc, index: index, salt: rtpSalt)
-        let aad = Array(packet[0..<headerLength])
-        let plaintext = try Self.open(packet[headerLength...], key: rtpKey, iv: iv, aad: aad, context: "SRTP")
+        try Self.withRTPInitializationVector(ssrc: ssrc, index: index, salt: rtpSalt) { iv throws(PreflightError) in
+            let aad = UnsafeRawBufferPointer(rebasing: packet[..<headerLength])
+            let ciphertext = UnsafeRawBufferPointer(rebasing: packet[headerLength..<length])
+            let plaintext = UnsafeMutableRawBufferPointer(rebasing: output[headerLength..<length])
+            if let rtpAEAD {
+                let tag = UnsafeRawBufferPointer(rebasing: packet[length...])
+                guard rtpAEAD.open(iv: iv, aad: aad, ciphertext: ciphertext, tag: tag, into: plaintext) else {
+                    throw Self.authenticationFailed("SRTP")
+                }
+            } else {
+                let opened = try Self.open(ArraySlice(packet[headerLength...]), key: rtpKey, aead: nil, iv: Array(iv), aad: Array(aad), context: "SRTP")
+                opened.withUnsafeBytes { plaintext.copyMemory(from: $0) }
+            }
+            UnsafeMutableRawBufferPointer(rebasing: output[..<headerLength]).copyMemory(from: aad)
+        }
         stream.window.accept(index)
         receivedRTP[ssrc] = stream
-        return aad + plaintext
+        return length
     }
 
     /// The packet index of RFC 3711 §3.3.1 (ROC ‖ SEQ, 48 bits) that `sequenceNumber` most likely
@@ -81,15 +148,25 @@ extension SRTPContext {
 
     /// (0x0000 ‖ SSRC ‖ ROC ‖ SEQ) XOR salt (RFC 7714 §8.1).
     static func rtpInitializationVector(ssrc: UInt32, index: UInt64, salt: [UInt8]) -> [UInt8] {
-        var fields = [UInt8](repeating: 0, count: 12)
-        for byte in 0..<4 { fields[2 + byte] = UInt8(truncatingIfNeeded: ssrc >> (24 - 8 * byte)) }
-        for byte in 0..<6 { fields[6 + byte] = UInt8(truncatingIfNeeded: index >> (40 - 8 * byte)) }
-        return initializationVector(fields, salt: salt)
+        withRTPInitializationVector(ssrc: ssrc, index: index, salt: salt) { Array($0) }
+    }
+
+    /// `body` with the RTP IV in 12 bytes of stack, not an array of its own per packet.
+    static func withRTPInitializationVector<T, E: Error>(
+        ssrc: UInt32, index: UInt64, salt: [UInt8], _ body: (UnsafeRawBufferPointer) throws(E) -> T
+    ) throws(E) -> T {
+        var iv: (UInt64, UInt32) = (0, 0)
+        return try withUnsafeMutableBytes(of: &iv) { bytes throws(E) in
+            for byte in 0..<4 { bytes[2 &+ byte] = UInt8(truncatingIfNeeded: ssrc >> (24 &- 8 &* UInt32(byte))) }
+            for byte in 0..<6 { bytes[6 &+ byte] = UInt8(truncatingIfNeeded: index >> (40 &- 8 &* UInt64(byte))) }
+            for byte in 0..<min(12, salt.count) { bytes[byte] ^= salt[byte] }
+            return try body(UnsafeRawBufferPointer(rebasing: bytes[..<12]))
+        }
     }
 
     /// Length of the clear header of an SRTP packet: fixed header, CSRCs and header extension.
     /// Unlike ``RTPHeader/init(parsing:)`` it leaves the padding alone, which is encrypted.
-    static func rtpHeaderLength(_ packet: [UInt8]) throws(PreflightError) -> Int {
+    static func rtpHeaderLength(_ packet: UnsafeRawBufferPointer) throws(PreflightError) -> Int {
         let count = packet.count
         guard count >= RTPPacket.fixedHeaderSize else {
             throw PreflightError(code: .truncated, message: "SRTP: truncated fixed header: need 12 byte(s), \(count) present")

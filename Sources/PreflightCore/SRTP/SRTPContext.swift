@@ -1,3 +1,4 @@
+import CPreflightAEAD
 import Crypto
 // Only for the byte-buffer conformances (DataProtocol, Data) swift-crypto's API takes and returns.
 #if canImport(FoundationEssentials)
@@ -43,6 +44,10 @@ public struct SRTPContext: Sendable {
     let rtpSalt: [UInt8]
     let rtcpKey: SymmetricKey
     let rtcpSalt: [UInt8]
+    /// The same keys set up once in the system's libcrypto (``KeyedAEAD``), when it is there:
+    /// swift-crypto's `AES.GCM` sets a key up and allocates its results on every packet.
+    let rtpAEAD: KeyedAEAD?
+    let rtcpAEAD: KeyedAEAD?
 
     var sentRTP: [UInt32: RTPStream] = [:]
     var receivedRTP: [UInt32: RTPStream] = [:]
@@ -51,11 +56,29 @@ public struct SRTPContext: Sendable {
 
     /// A context protecting with `sessionKeys`.
     public init(sessionKeys: SRTPSessionKeys) {
+        self.init(sessionKeys: sessionKeys, systemCrypto: true)
+    }
+
+    /// A context protecting with `sessionKeys`; with `systemCrypto` false, through swift-crypto
+    /// only (the tests compare the two).
+    init(sessionKeys: SRTPSessionKeys, systemCrypto: Bool) {
         profile = sessionKeys.profile
         rtpKey = SymmetricKey(data: sessionKeys.rtpKey)
         rtpSalt = sessionKeys.rtpSalt
         rtcpKey = SymmetricKey(data: sessionKeys.rtcpKey)
         rtcpSalt = sessionKeys.rtcpSalt
+        rtpAEAD = systemCrypto ? KeyedAEAD(key: sessionKeys.rtpKey) : nil
+        rtcpAEAD = systemCrypto ? KeyedAEAD(key: sessionKeys.rtcpKey) : nil
+    }
+
+    /// Whether this context's RTP goes through the system's libcrypto (else swift-crypto).
+    public var usesSystemCrypto: Bool { rtpAEAD != nil }
+
+    /// Loads the system's libcrypto now (once per process), so that the first context made on a
+    /// call's set-up path does not pay for it. Whether it is there.
+    @discardableResult
+    public static func loadSystemCrypto() -> Bool {
+        KeyedAEAD(key: [UInt8](repeating: 0, count: 16)) != nil
     }
 
     /// A context protecting with the session keys derived from `material` (RFC 7714 §12).
@@ -80,8 +103,21 @@ public struct SRTPContext: Sendable {
 
     /// AES-GCM encryption: ciphertext ‖ tag.
     static func seal(
-        _ plaintext: ArraySlice<UInt8>, key: SymmetricKey, iv: [UInt8], aad: [UInt8], context: StaticString
+        _ plaintext: ArraySlice<UInt8>, key: SymmetricKey, aead: KeyedAEAD?, iv: [UInt8], aad: [UInt8], context: StaticString
     ) throws(PreflightError) -> [UInt8] {
+        if let aead {
+            var output = Array(plaintext) + [UInt8](repeating: 0, count: rtpOverhead)
+            let sealed = output.withUnsafeMutableBytes { output in
+                iv.withUnsafeBytes { iv in
+                    aad.withUnsafeBytes { aad in
+                        aead.seal(iv: iv, aad: aad, data: UnsafeMutableRawBufferPointer(rebasing: output[..<plaintext.count]),
+                                  tag: UnsafeMutableRawBufferPointer(rebasing: output[plaintext.count...]))
+                    }
+                }
+            }
+            guard sealed else { throw PreflightError(code: .invalidArgument, message: "\(context): AES-GCM refused the packet") }
+            return output
+        }
         do {
             let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: iv), authenticating: aad)
             var output = [UInt8]()
@@ -96,19 +132,37 @@ public struct SRTPContext: Sendable {
 
     /// AES-GCM decryption of ciphertext ‖ tag; any failure is an authentication failure.
     static func open(
-        _ sealed: ArraySlice<UInt8>, key: SymmetricKey, iv: [UInt8], aad: [UInt8], context: StaticString
+        _ sealed: ArraySlice<UInt8>, key: SymmetricKey, aead: KeyedAEAD?, iv: [UInt8], aad: [UInt8], context: StaticString
     ) throws(PreflightError) -> [UInt8] {
         guard sealed.count >= rtpOverhead else {
             throw PreflightError(code: .truncated, message: "\(context): truncated packet: no room for the 16-byte tag")
         }
         let tagStart = sealed.endIndex &- rtpOverhead
+        if let aead {
+            var output = [UInt8](repeating: 0, count: sealed.count &- rtpOverhead)
+            let opened = output.withUnsafeMutableBytes { output in
+                sealed.withUnsafeBytes { sealed in
+                    iv.withUnsafeBytes { iv in
+                        aad.withUnsafeBytes { aad in
+                            aead.open(iv: iv, aad: aad, ciphertext: UnsafeRawBufferPointer(rebasing: sealed[..<output.count]),
+                                      tag: UnsafeRawBufferPointer(rebasing: sealed[output.count...]), into: output)
+                        }
+                    }
+                }
+            }
+            guard opened else { throw authenticationFailed(context) }
+            return output
+        }
         do {
             let box = try AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: iv), ciphertext: sealed[sealed.startIndex..<tagStart], tag: sealed[tagStart...])
             return [UInt8](try AES.GCM.open(box, using: key, authenticating: aad))
         } catch {
-            throw PreflightError(
-                code: .srtpAuthenticationFailed, message: "\(context): authentication tag does not match (altered packet or wrong key)")
+            throw authenticationFailed(context)
         }
+    }
+
+    static func authenticationFailed(_ context: StaticString) -> PreflightError {
+        PreflightError(code: .srtpAuthenticationFailed, message: "\(context): authentication tag does not match (altered packet or wrong key)")
     }
 }

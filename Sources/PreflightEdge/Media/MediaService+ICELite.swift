@@ -117,7 +117,7 @@ extension MediaService {
             // As the lite agent, media goes to the pair the controlling client nominated
             // (RFC 8445 §8.2); ordinary checks and consent checks only verify their source.
             if nominated || state.sessions[session.credentials.localUfrag]?.peer == nil {
-                state.sessions[session.credentials.localUfrag]?.peer = source
+                state.sessions[session.credentials.localUfrag]?.setPeer(source)
             }
             return true
         }

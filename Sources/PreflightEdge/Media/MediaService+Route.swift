@@ -122,28 +122,28 @@ extension MediaService {
                     state.counters.droppedUnverified += 1
                     return .drop
                 }
-                if route?.encrypted == true, var context = state.sessions[slot].srtpIn {
+                if kind == .rtp, route?.bridged == true, route?.checking == false {
+                    // A bridged call's leg: decrypted, re-encrypted and written for the other leg
+                    // in place, without a copy of its own.
+                    return datagram.withUnsafeReadableBytes { bytes in
+                        bridge(bytes, slot: slot, state: &state, at: now, arena: &arena)
+                    }
+                }
+                if route?.encrypted == true {
                     // An encrypted leg: only what authenticates, once, goes on (decrypted).
-                    let protected = Array(datagram.readableBytesView)
                     do {
-                        let plain = kind == .rtp ? try context.unprotectRTP(protected) : try context.unprotectRTCP(protected)
-                        datagram = ByteBuffer(bytes: plain)
+                        if let plain = try state.sessions[slot].unprotect(Array(datagram.readableBytesView), kind: kind) {
+                            datagram = ByteBuffer(bytes: plain)
+                        }
                     } catch {
                         state.counters.droppedUndecryptable += 1
                         return .drop
                     }
-                    state.sessions[slot].srtpIn = context
                 }
                 if kind == .rtp, route?.checking == true {
                     let ufrag = state.verified[entry: verifiedIndex].ufrag
                     return datagram.withUnsafeReadableBytes { bytes in
                         relayCheck(bytes, from: ufrag, source: source.key, state: &state, at: now)
-                    }
-                }
-                if kind == .rtp, route?.bridged == true {
-                    let ufrag = state.verified[entry: verifiedIndex].ufrag
-                    return datagram.withUnsafeReadableBytes { bytes in
-                        forward(bytes, from: ufrag, state: &state, at: now)
                     }
                 }
                 return datagram.withUnsafeReadableBytes { bytes in
@@ -177,6 +177,8 @@ extension MediaService {
         case .forward(let bytes, let destination):
             arena.writeBytes(bytes)
             return (bytes.count, .address(destination))
+        case .forwarded(let length, let destination):
+            return (length, .address(destination))
         case .stun:
             guard let address = source.resolved() else {
                 countMalformed()
@@ -218,7 +220,7 @@ extension MediaService {
     }
 
     /// A verified address's session slot, read without copying the entry (its ufrag).
-    private static func slot(of peer: inout VerifiedPeer) -> SessionTable.Slot {
+    static func slot(of peer: inout VerifiedPeer) -> SessionTable.Slot {
         peer.session
     }
 
@@ -243,12 +245,11 @@ extension MediaService {
             kind == .rtp
             ? media(bytes, session: &session, counters: &counters, recordingBytes: &recordingBytes, at: now, injected: injected)
             : control(bytes, session: &session, counters: &counters, at: now, injected: injected).map { MediaOutcome.reply($0) }
-        if session.isEncrypted, var context = session.srtpOut, let plain = reply?.bytes(payloadFrom: bytes) {
-            guard let protected = try? (kind == .rtp ? context.protectRTP(plain) : context.protectRTCP(plain)) else {
+        if session.isEncrypted, let plain = reply?.bytes(payloadFrom: bytes) {
+            guard let protected = try? session.protect(plain, kind: kind) else {
                 return .drop
             }
             reply = .reply(protected)
-            session.srtpOut = context
         }
         if let reply, case .notify = reply { return reply }
         guard let reply, let size = reply.size else {
@@ -272,6 +273,9 @@ extension MediaService {
         /// An echo to write with its payload, the range of the received datagram it comes from.
         case echo(EchoPacket, payload: Range<Int>)
         case forward([UInt8], to: SocketAddress)
+        /// A packet for another address already written to the end of the caller's buffer (its
+        /// last `length` bytes): a bridged call's media.
+        case forwarded(length: Int, to: SocketAddress)
         case stun
         /// Nothing goes back; the session's owner is told how its recording progressed (called
         /// once the lock is released).

@@ -26,22 +26,33 @@ extension MediaService {
         /// The call's codec: its payload type is recorded and bridged, its clock stamps what the
         /// edge originates and scales RTCP jitter.
         let format: AudioPayloadFormat
+        /// A bridge leg's other leg once linked: its local ufrag, its slot in ``State/sessions``
+        /// (found again on every packet without hashing the ufrag) and what to add to this leg's
+        /// RTP timestamps for that leg's stream. Among the fields a packet reads first: the bridge
+        /// reads it, and the next two, for every packet.
+        var partner: (ufrag: String, slot: SessionTable.Slot, timestampOffset: UInt32)?
+        /// Where the session's media goes (the pair the client nominated), with its key in
+        /// ``State/verified`` and the entry it had there when last found (-1: not yet), so that a
+        /// bridged packet finds its destination's budget without a table search. Set by
+        /// ``setPeer(_:)``.
+        private(set) var peer: SocketAddress?
+        private(set) var peerKey: SourceKey?
+        var peerEntry = -1
         var uplink = ReceiveStatistics(minSequential: 1)
 
-        /// An encrypted leg's contexts: the client's key (to decrypt) and the edge's (to encrypt).
-        var srtpIn: SRTPContext? { didSet { isEncrypted = srtpIn != nil || srtpOut != nil } }
-        var srtpOut: SRTPContext? { didSet { isEncrypted = srtpIn != nil || srtpOut != nil } }
+        /// An encrypted leg's contexts: the client's key (to decrypt) and the edge's (to encrypt),
+        /// set by ``encrypt(receive:send:)``. No observers: a property with one is changed
+        /// through a copy, and a context changed through a copy copies its tables (allocating
+        /// on every packet); these are changed in place.
+        private(set) var srtpIn: SRTPContext?
+        private(set) var srtpOut: SRTPContext?
         /// A connectivity check's leg: the publish leg's media goes to its subscribe leg.
         var check: CheckLeg? { didSet { isCheck = check != nil } }
         let credentials: ICELiteCredentials
         let key: STUNIntegrityKey
-        /// A bridge leg's other leg once linked: its local ufrag and what to add to this leg's
-        /// RTP timestamps for that leg's stream.
-        var partner: (ufrag: String, timestampOffset: UInt32)?
         /// A bridge leg's RFC 4733 events: the receiver, and the digits the client sent (at most 256).
         var dtmf = DTMFReceiver()
         var digits = ""
-        var peer: SocketAddress?
         var recording: [[UInt8]] = []
         var recordingBytes = 0
         var recordingClosed = false
@@ -64,6 +75,44 @@ extension MediaService {
             self.format = format
             self.ssrc = ssrc
             self.sequence = sequence
+        }
+
+        /// Sends the session's media to `address` from now on.
+        mutating func setPeer(_ address: SocketAddress?) {
+            peer = address
+            peerKey = address.flatMap(SourceKey.init)
+            peerEntry = -1
+        }
+
+        /// Encrypts the session's media from now on: `receive` decrypts what the client sends,
+        /// `send` encrypts what the edge sends it.
+        mutating func encrypt(receive: SRTPContext, send: SRTPContext) {
+            srtpIn = receive
+            srtpOut = send
+            isEncrypted = true
+        }
+
+        /// Decrypts an SRTP or SRTCP packet of the client's (RFC 7714), the context changed in
+        /// place: `nil` when the session is not encrypted. - Throws: as ``SRTPContext/unprotectRTP(_:)``.
+        mutating func unprotect(_ packet: [UInt8], kind: PacketKind) throws(PreflightError) -> [UInt8]? {
+            try kind == .rtp ? srtpIn?.unprotectRTP(packet) : srtpIn?.unprotectRTCP(packet)
+        }
+
+        /// Encrypts a packet the edge sends the client: `nil` when the session is not encrypted.
+        mutating func protect(_ packet: [UInt8], kind: PacketKind) throws(PreflightError) -> [UInt8]? {
+            try kind == .rtp ? srtpOut?.protectRTP(packet) : srtpOut?.protectRTCP(packet)
+        }
+
+        /// ``unprotect(_:kind:)`` for RTP in the caller's memory (``SRTPContext/unprotectRTP(_:into:)``):
+        /// the packet's length, `nil` when the session is not encrypted.
+        mutating func unprotect(_ packet: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(PreflightError) -> Int? {
+            try srtpIn?.unprotectRTP(packet, into: output)
+        }
+
+        /// ``protect(_:kind:)`` for RTP in place (``SRTPContext/protectRTP(inPlace:length:)``):
+        /// the packet's new length, `nil` when the session is not encrypted.
+        mutating func protect(inPlace buffer: UnsafeMutableRawBufferPointer, length: Int) throws(PreflightError) -> Int? {
+            try srtpOut?.protectRTP(inPlace: buffer, length: length)
         }
 
         /// Encodes the next packet of the edge's own stream (its SSRC, its next sequence number, the

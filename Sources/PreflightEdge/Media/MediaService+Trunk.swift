@@ -65,10 +65,9 @@ extension MediaService {
         var random = SystemRandomNumberGenerator()
         var session = Session(
             credentials: credentials, key: STUNIntegrityKey([]), application: nil, format: format, ssrc: sendSSRC, sequence: random.next())
-        session.srtpIn = try SRTPContext(keyingMaterial: srtp.receive)
-        session.srtpOut = try SRTPContext(keyingMaterial: srtp.send)
+        session.encrypt(receive: try SRTPContext(keyingMaterial: srtp.receive), send: try SRTPContext(keyingMaterial: srtp.send))
         session.trunk = TrunkLink(peer: peer, peerKey: peerKey, receiveSSRC: receiveSSRC)
-        session.peer = peer
+        session.setPeer(peer)
         try state.withLock { state throws(PreflightError) in
             guard state.trunkRoutes[peerKey]?[receiveSSRC] == nil else {
                 throw PreflightError(code: .malformed, message: "trunk: SSRC \(receiveSSRC) of that edge is another call's")
@@ -91,18 +90,17 @@ extension MediaService {
         guard kind == .rtp || kind == .rtcp, let ssrc = datagram.getInteger(at: datagram.readerIndex + ssrcOffset, as: UInt32.self),
             let ufrag = routes[ssrc]
         else { return nil }
-        guard var session = state.sessions[ufrag], var trunk = session.trunk, var context = session.srtpIn else { return nil }
+        guard var session = state.sessions[ufrag], var trunk = session.trunk, session.srtpIn != nil else { return nil }
         let plain: [UInt8]
         do {
-            let protected = Array(datagram.readableBytesView)
-            plain = kind == .rtp ? try context.unprotectRTP(protected) : try context.unprotectRTCP(protected)
+            guard let opened = try session.unprotect(Array(datagram.readableBytesView), kind: kind) else { return nil }
+            plain = opened
         } catch {
             state.counters.droppedUndecryptable += 1
             return .drop
         }
         trunk.isVerified = true
         trunk.lastAuthenticated = now
-        session.srtpIn = context
         session.trunk = trunk
         state.sessions[ufrag] = session
         guard kind == .rtp else {
@@ -121,7 +119,7 @@ extension MediaService {
     /// the peer's media to this edge.
     func trunkHello(leg other: inout Session, size: Int, state: inout State, at now: Double) -> MediaOutcome {
         guard var trunk = other.trunk, trunk.hellosSent < TrunkLink.maximumUnansweredHellos,
-            now - trunk.lastHello >= TrunkLink.helloInterval, var context = other.srtpOut
+            now - trunk.lastHello >= TrunkLink.helloInterval, other.srtpOut != nil
         else {
             state.counters.droppedUnbridged += 1
             return .drop
@@ -136,8 +134,7 @@ extension MediaService {
             UInt8(truncatingIfNeeded: ssrc), 0x50, 0x46, 0x54, 0x48,
         ]
         report += [UInt8](repeating: 0, count: words * 4 - report.count)
-        guard let hello = try? context.protectRTCP(report) else { return .drop }
-        other.srtpOut = context
+        guard let hello = try? other.protect(report, kind: .rtcp) else { return .drop }
         trunk.hellosSent += 1
         trunk.lastHello = now
         other.trunk = trunk

@@ -36,6 +36,8 @@ public final class MediaService: Sendable {
         state = Mutex(State(limiter: SourceRateLimiter(
             rate: configuration.packetsPerSecondPerSource, burst: configuration.burstPerSource,
             capacity: configuration.maximumTrackedSources)))
+        // SRTP's cipher library loads here, not on the first encrypted call's set-up path.
+        SRTPContext.loadSystemCrypto()
     }
 
     /// What the service has done so far.
@@ -92,8 +94,7 @@ public final class MediaService: Sendable {
         var session = Session(
             credentials: credentials, key: key, application: nil, format: format, ssrc: random.next(), sequence: random.next())
         if let srtp {
-            session.srtpIn = try SRTPContext(keyingMaterial: srtp.receive)
-            session.srtpOut = try SRTPContext(keyingMaterial: srtp.send)
+            session.encrypt(receive: try SRTPContext(keyingMaterial: srtp.receive), send: try SRTPContext(keyingMaterial: srtp.send))
         }
         state.withLock { $0.sessions[credentials.localUfrag] = session }
     }
@@ -105,10 +106,10 @@ public final class MediaService: Sendable {
         var random = SystemRandomNumberGenerator()
         state.withLock { state in
             guard state.sessions[first]?.application == nil, state.sessions[second]?.application == nil,
-                state.sessions[first] != nil, state.sessions[second] != nil
+                let firstSlot = state.sessions.slot(of: first), let secondSlot = state.sessions.slot(of: second)
             else { return }
-            state.sessions[first]?.partner = (second, random.next())
-            state.sessions[second]?.partner = (first, random.next())
+            state.sessions[first]?.partner = (second, secondSlot, random.next())
+            state.sessions[second]?.partner = (first, firstSlot, random.next())
         }
     }
 
