@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The few libcrypto entry points used, by their OpenSSL 3 signatures (the contexts are opaque).
  * Resolved once; libcrypto.so.3 is the runtime library every Debian and Ubuntu system carries
@@ -49,8 +50,11 @@ static void load(void)
 
 struct preflight_aead {
 	pthread_mutex_t lock;
-	void *seal; /* an encrypting context with the key set */
-	void *open; /* a decrypting one */
+	uint8_t key[16];
+	/* An encrypting context with the key set, made at the first seal, and a decrypting one made
+	 * at the first open: an SRTP context is used one way, and an edge holds thousands. */
+	void *seal;
+	void *open;
 };
 
 static void *keyed_context(const uint8_t *key, int enc)
@@ -68,25 +72,27 @@ static void *keyed_context(const uint8_t *key, int enc)
 preflight_aead *preflight_aead_create(const uint8_t *key, size_t key_length)
 {
 	if (key_length != 16 || pthread_once(&loading, load) != 0 || !crypto.loaded) return NULL;
+	/* The key is tried once now, so that a refusal shows here and not at the first packet. */
+	void *trial = keyed_context(key, 1);
+	if (trial == NULL) return NULL;
 	preflight_aead *aead = calloc(1, sizeof *aead);
-	if (aead == NULL) return NULL;
-	aead->seal = keyed_context(key, 1);
-	aead->open = keyed_context(key, 0);
-	if (aead->seal == NULL || aead->open == NULL || pthread_mutex_init(&aead->lock, NULL) != 0) {
-		if (aead->seal) crypto.ctx_free(aead->seal);
-		if (aead->open) crypto.ctx_free(aead->open);
+	if (aead == NULL || pthread_mutex_init(&aead->lock, NULL) != 0) {
+		crypto.ctx_free(trial);
 		free(aead);
 		return NULL;
 	}
+	crypto.ctx_free(trial);
+	memcpy(aead->key, key, sizeof aead->key);
 	return aead;
 }
 
 void preflight_aead_destroy(preflight_aead *aead)
 {
 	if (aead == NULL) return;
-	crypto.ctx_free(aead->seal);
-	crypto.ctx_free(aead->open);
+	if (aead->seal) crypto.ctx_free(aead->seal);
+	if (aead->open) crypto.ctx_free(aead->open);
 	pthread_mutex_destroy(&aead->lock);
+	memset(aead->key, 0, sizeof aead->key);
 	free(aead);
 }
 
@@ -97,7 +103,8 @@ int preflight_aead_seal(preflight_aead *aead, const uint8_t *iv, const uint8_t *
 	int written = 0, ok;
 	uint8_t none[1]; /* GCM's final step writes nothing; it still wants somewhere to */
 	pthread_mutex_lock(&aead->lock);
-	ok = crypto.init(aead->seal, NULL, NULL, NULL, iv, 1) == 1 &&
+	ok = (aead->seal != NULL || (aead->seal = keyed_context(aead->key, 1)) != NULL) &&
+	     crypto.init(aead->seal, NULL, NULL, NULL, iv, 1) == 1 &&
 	     (aad_length == 0 || crypto.update(aead->seal, NULL, &written, aad, (int)aad_length) == 1) &&
 	     (length == 0 || crypto.update(aead->seal, data, &written, data, (int)length) == 1) &&
 	     crypto.final(aead->seal, none, &written) == 1 && crypto.ctrl(aead->seal, GET_TAG, TAG_LENGTH, tag) == 1;
@@ -113,7 +120,8 @@ int preflight_aead_open(preflight_aead *aead, const uint8_t *iv, const uint8_t *
 	uint8_t none[1], expected[TAG_LENGTH];
 	for (int i = 0; i < TAG_LENGTH; i++) expected[i] = tag[i]; /* SET_TAG takes a non-const pointer */
 	pthread_mutex_lock(&aead->lock);
-	ok = crypto.init(aead->open, NULL, NULL, NULL, iv, 0) == 1 && crypto.ctrl(aead->open, SET_TAG, TAG_LENGTH, expected) == 1 &&
+	ok = (aead->open != NULL || (aead->open = keyed_context(aead->key, 0)) != NULL) &&
+	     crypto.init(aead->open, NULL, NULL, NULL, iv, 0) == 1 && crypto.ctrl(aead->open, SET_TAG, TAG_LENGTH, expected) == 1 &&
 	     (aad_length == 0 || crypto.update(aead->open, NULL, &written, aad, (int)aad_length) == 1) &&
 	     (length == 0 || crypto.update(aead->open, output, &written, input, (int)length) == 1) &&
 	     crypto.final(aead->open, none, &written) == 1;

@@ -6,9 +6,10 @@
 
 /* AES-128-GCM with a key set up once (RFC 7714's AEAD_AES_128_GCM for SRTP): the system's
  * OpenSSL 3 libcrypto, loaded at run time, so that nothing is needed to build and a machine
- * without it still works (the caller falls back to swift-crypto). Each operation sets only the
- * 12-byte IV, works on the caller's buffers and allocates nothing. Thread-safe: an object's
- * operations are serialised by a lock of its own. Linux only; elsewhere `create` returns NULL. */
+ * without it still works (the caller falls back to swift-crypto). Each way's context is made at
+ * its first operation; from then on an operation sets only the 12-byte IV, works on the caller's
+ * buffers and allocates nothing. Thread-safe: an object's operations are serialised by a lock of
+ * its own. Linux only; elsewhere `create` returns NULL. */
 typedef struct preflight_aead preflight_aead;
 
 /* An object for a 16-byte key; NULL when libcrypto cannot be loaded or refuses the key. */

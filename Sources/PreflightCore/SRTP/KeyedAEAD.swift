@@ -1,8 +1,8 @@
 import CPreflightAEAD
 
 /// AES-128-GCM with its key set up once, in the system's OpenSSL 3 libcrypto loaded at run time
-/// (`preflight_aead.h`): each packet sets only its IV, works on the caller's memory and
-/// allocates nothing. `nil` where libcrypto is not there (or not Linux): ``SRTPContext`` then
+/// (`preflight_aead.h`): after the first packet each way (which makes that way's context), a
+/// packet sets only its IV, works on the caller's memory and allocates nothing. `nil` where libcrypto is not there (or not Linux): ``SRTPContext`` then
 /// uses swift-crypto, which gives the same bytes.
 ///
 /// Sendable: the C object serialises its operations with a lock of its own, and a copy of an
