@@ -36,7 +36,8 @@ extension MediaService {
         let scratch = UnsafeMutableRawBufferPointer(rebasing: space[scratchStart...])
         let packet: UnsafeRawBufferPointer
         do {
-            let length = try Self.unprotect(received, leg: &state.sessions[slot], into: scratch)
+            // `nil`: the leg is not encrypted, its packet is used as it came.
+            let length = try state.sessions[slot].unprotect(received, into: scratch)
             packet = length.map { UnsafeRawBufferPointer(rebasing: scratch[..<$0]) } ?? received
         } catch {
             state.counters.droppedUndecryptable += 1
@@ -81,13 +82,6 @@ extension MediaService {
         }
         state.counters.packetsBridged += 1
         return .forwarded(length: sent, to: address)
-    }
-
-    /// Decrypts an encrypted leg's packet into `output`: its length, or `nil` for a leg that is
-    /// not encrypted (the packet is used as it came).
-    private static func unprotect(_ received: UnsafeRawBufferPointer, leg: inout Session, into output: UnsafeMutableRawBufferPointer) throws(PreflightError) -> Int? {
-        guard leg.isEncrypted else { return nil }
-        return try leg.unprotect(received, into: output)
     }
 
     /// Counts a leg's (plain) RTP packet: its receive statistics, its digits; `nil` when it is
