@@ -27,7 +27,7 @@ extension SRTPContext {
         let word = Self.encryptedFlag | index
         let aad = Array(packet[0..<Self.rtcpClearLength]) + Self.bigEndian(word)
         let iv = Self.rtcpInitializationVector(ssrc: ssrc, index: index, salt: rtcpSalt)
-        let sealed = try Self.seal(packet[Self.rtcpClearLength...], key: rtcpKey, aead: rtcpAEAD, iv: iv, aad: aad, context: "SRTCP")
+        let sealed = try Self.seal(packet[Self.rtcpClearLength...], key: rtcpKey, iv: iv, aad: aad, context: "SRTCP")
         stream.nextIndex = index &+ 1
         sentRTCP[ssrc] = stream
         return Array(packet[0..<Self.rtcpClearLength]) + sealed + Self.bigEndian(word)
@@ -60,11 +60,11 @@ extension SRTPContext {
         let body: [UInt8]
         if word & Self.encryptedFlag != 0 {
             let aad = Array(packet[0..<Self.rtcpClearLength]) + packet[wordStart...]
-            body = try Self.open(packet[Self.rtcpClearLength..<wordStart], key: rtcpKey, aead: rtcpAEAD, iv: iv, aad: aad, context: "SRTCP")
+            body = try Self.open(packet[Self.rtcpClearLength..<wordStart], key: rtcpKey, iv: iv, aad: aad, context: "SRTCP")
         } else {
             // Authentication only: the whole packet and the word are the associated data, nothing is encrypted.
             let aad = Array(packet[0..<tagStart]) + packet[wordStart...]
-            _ = try Self.open(packet[tagStart..<wordStart], key: rtcpKey, aead: rtcpAEAD, iv: iv, aad: aad, context: "SRTCP")
+            _ = try Self.open(packet[tagStart..<wordStart], key: rtcpKey, iv: iv, aad: aad, context: "SRTCP")
             body = Array(packet[Self.rtcpClearLength..<tagStart])
         }
         window.accept(UInt64(index))

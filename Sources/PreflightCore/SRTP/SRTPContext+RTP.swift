@@ -49,7 +49,7 @@ extension SRTPContext {
                     throw PreflightError(code: .invalidArgument, message: "SRTP: AES-GCM refused the packet")
                 }
             } else {
-                let sealed = try Self.seal(ArraySlice(data), key: rtpKey, aead: nil, iv: Array(iv), aad: Array(aad), context: "SRTP")
+                let sealed = try Self.seal(ArraySlice(data), key: rtpKey, iv: Array(iv), aad: Array(aad), context: "SRTP")
                 sealed.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[headerLength..<(length &+ Self.rtpOverhead)]).copyMemory(from: $0) }
             }
         }
@@ -117,7 +117,7 @@ extension SRTPContext {
                     throw Self.authenticationFailed("SRTP")
                 }
             } else {
-                let opened = try Self.open(ArraySlice(packet[headerLength...]), key: rtpKey, aead: nil, iv: Array(iv), aad: Array(aad), context: "SRTP")
+                let opened = try Self.open(ArraySlice(packet[headerLength...]), key: rtpKey, iv: Array(iv), aad: Array(aad), context: "SRTP")
                 opened.withUnsafeBytes { plaintext.copyMemory(from: $0) }
             }
             UnsafeMutableRawBufferPointer(rebasing: output[..<headerLength]).copyMemory(from: aad)

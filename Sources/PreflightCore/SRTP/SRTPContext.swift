@@ -44,10 +44,10 @@ public struct SRTPContext: Sendable {
     let rtpSalt: [UInt8]
     let rtcpKey: SymmetricKey
     let rtcpSalt: [UInt8]
-    /// The same keys set up once in the system's libcrypto (``KeyedAEAD``), when it is there:
-    /// swift-crypto's `AES.GCM` sets a key up and allocates its results on every packet.
+    /// The RTP key set up once in the system's libcrypto (``KeyedAEAD``), when it is there:
+    /// swift-crypto's `AES.GCM` sets a key up and allocates its results on every packet. SRTCP
+    /// (a packet every few seconds) stays with swift-crypto.
     let rtpAEAD: KeyedAEAD?
-    let rtcpAEAD: KeyedAEAD?
 
     var sentRTP: [UInt32: RTPStream] = [:]
     var receivedRTP: [UInt32: RTPStream] = [:]
@@ -68,7 +68,6 @@ public struct SRTPContext: Sendable {
         rtcpKey = SymmetricKey(data: sessionKeys.rtcpKey)
         rtcpSalt = sessionKeys.rtcpSalt
         rtpAEAD = systemCrypto ? KeyedAEAD(key: sessionKeys.rtpKey) : nil
-        rtcpAEAD = systemCrypto ? KeyedAEAD(key: sessionKeys.rtcpKey) : nil
     }
 
     /// Whether this context's RTP goes through the system's libcrypto (else swift-crypto).
@@ -103,21 +102,8 @@ public struct SRTPContext: Sendable {
 
     /// AES-GCM encryption: ciphertext ‖ tag.
     static func seal(
-        _ plaintext: ArraySlice<UInt8>, key: SymmetricKey, aead: KeyedAEAD?, iv: [UInt8], aad: [UInt8], context: StaticString
+        _ plaintext: ArraySlice<UInt8>, key: SymmetricKey, iv: [UInt8], aad: [UInt8], context: StaticString
     ) throws(PreflightError) -> [UInt8] {
-        if let aead {
-            var output = Array(plaintext) + [UInt8](repeating: 0, count: rtpOverhead)
-            let sealed = output.withUnsafeMutableBytes { output in
-                iv.withUnsafeBytes { iv in
-                    aad.withUnsafeBytes { aad in
-                        aead.seal(iv: iv, aad: aad, data: UnsafeMutableRawBufferPointer(rebasing: output[..<plaintext.count]),
-                                  tag: UnsafeMutableRawBufferPointer(rebasing: output[plaintext.count...]))
-                    }
-                }
-            }
-            guard sealed else { throw PreflightError(code: .invalidArgument, message: "\(context): AES-GCM refused the packet") }
-            return output
-        }
         do {
             let box = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(data: iv), authenticating: aad)
             var output = [UInt8]()
@@ -132,27 +118,12 @@ public struct SRTPContext: Sendable {
 
     /// AES-GCM decryption of ciphertext ‖ tag; any failure is an authentication failure.
     static func open(
-        _ sealed: ArraySlice<UInt8>, key: SymmetricKey, aead: KeyedAEAD?, iv: [UInt8], aad: [UInt8], context: StaticString
+        _ sealed: ArraySlice<UInt8>, key: SymmetricKey, iv: [UInt8], aad: [UInt8], context: StaticString
     ) throws(PreflightError) -> [UInt8] {
         guard sealed.count >= rtpOverhead else {
             throw PreflightError(code: .truncated, message: "\(context): truncated packet: no room for the 16-byte tag")
         }
         let tagStart = sealed.endIndex &- rtpOverhead
-        if let aead {
-            var output = [UInt8](repeating: 0, count: sealed.count &- rtpOverhead)
-            let opened = output.withUnsafeMutableBytes { output in
-                sealed.withUnsafeBytes { sealed in
-                    iv.withUnsafeBytes { iv in
-                        aad.withUnsafeBytes { aad in
-                            aead.open(iv: iv, aad: aad, ciphertext: UnsafeRawBufferPointer(rebasing: sealed[..<output.count]),
-                                      tag: UnsafeRawBufferPointer(rebasing: sealed[output.count...]), into: output)
-                        }
-                    }
-                }
-            }
-            guard opened else { throw authenticationFailed(context) }
-            return output
-        }
         do {
             let box = try AES.GCM.SealedBox(
                 nonce: AES.GCM.Nonce(data: iv), ciphertext: sealed[sealed.startIndex..<tagStart], tag: sealed[tagStart...])
