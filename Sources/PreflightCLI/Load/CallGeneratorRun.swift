@@ -33,10 +33,9 @@ struct CallGeneratorRun {
         /// `RELAY_IP RELAY_PORT SEND_KEY RECEIVE_KEY CHECK`, keys as hex of master key ‖ salt, the
         /// check's transaction id starting with `index`, the line's number.
         func line(index: Int) throws(PreflightError) -> String {
-            func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
-            func key(_ material: SRTPKeyingMaterial?) -> String { material.map { hex($0.masterKey + $0.masterSalt) } ?? "-" }
+            func key(_ material: SRTPKeyingMaterial?) -> String { material.map { LoadGeneratorRun.hex($0.masterKey + $0.masterSalt) } ?? "-" }
             let check = try LoadGeneratorRun.check(index: index, localUfrag: localUfrag, remote: remote)
-            return "\(edge.host) \(edge.port) \(key(sendKey)) \(key(receiveKey)) \(hex(check))"
+            return "\(edge.host) \(edge.port) \(key(sendKey)) \(key(receiveKey)) \(LoadGeneratorRun.hex(check))"
         }
     }
 

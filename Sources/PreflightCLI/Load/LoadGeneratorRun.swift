@@ -25,9 +25,12 @@ struct LoadGeneratorRun {
         var check: [UInt8] = []
 
         var line: String {
-            "\(edgeHost) \(edgePort) " + check.map { String(format: "%02x", $0) }.joined()
+            "\(edgeHost) \(edgePort) " + LoadGeneratorRun.hex(check)
         }
     }
+
+    /// `bytes` as lowercase hex, as the generator's files carry them.
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// The ICE check the generator sends for session `index`: a Binding request as a controlling
     /// agent's nomination (USERNAME, PRIORITY, ICE-CONTROLLING, USE-CANDIDATE, MESSAGE-INTEGRITY,
