@@ -2,8 +2,8 @@ import NIOCore
 import PreflightCore
 import PreflightEdge
 
-/// The edge's bridge path, one core, no sockets: what `MediaService.route(_:from:at:appendingTo:)`
-/// costs per RTP packet of a bridged call's leg (its statistics, the other leg's stream, SRTP
+/// The edge's bridge path, one core, no sockets: what the media threads' route costs per RTP
+/// packet of a bridged call's leg (its statistics, the other leg's stream, SRTP
 /// both ways when `srtp`), in time and heap allocations, with `calls` calls whose parties take
 /// turns as they would under load.
 struct BridgeBench {

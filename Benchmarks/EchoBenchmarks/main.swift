@@ -4,8 +4,8 @@ import NIOCore
 import PreflightCore
 import PreflightEdge
 
-// The edge's echo and bridge paths, one core, no sockets: what `MediaService.route(_:from:at:appendingTo:)`
-// costs per RTP packet of a verified echo session, in time and in heap allocations (counted on
+// The edge's echo and bridge paths, one core, no sockets: what the media threads' route (a
+// source as its key, a bridged packet's destination as its key) costs per RTP packet of a verified echo session, in time and in heap allocations (counted on
 // this thread by interposing the allocator): one session, then 1,000 sessions in turn, as an
 // edge under load sees them (tables at working size, each session's state in and out of the
 // cache). Build in release mode:
@@ -63,6 +63,7 @@ func measure(
     _ service: MediaService, _ sources: [SocketAddress], rounds: Int, packet: (_ round: Int, _ source: Int) -> ByteBuffer
 ) -> (nanoseconds: Double, allocations: Double, missing: Int) {
     var arena = ByteBufferAllocator().buffer(capacity: 32 << 10)
+    let sources = sources.compactMap(DatagramSource.init)
     var echoed = 0
     var allocations: UInt64 = 0
     let start = ContinuousClock.now

@@ -2,10 +2,40 @@
 #include "preflight_media_batch.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+
+int preflight_media_dont_fragment_option(int family, int *level, int *name, int *value)
+{
+	if (family == AF_INET6) {
+#if defined(__linux__)
+		*level = IPPROTO_IPV6, *name = IPV6_MTU_DISCOVER, *value = IPV6_PMTUDISC_PROBE;
+		return 0;
+#elif defined(IPV6_DONTFRAG)
+		*level = IPPROTO_IPV6, *name = IPV6_DONTFRAG, *value = 1;
+		return 0;
+#endif
+	} else {
+#if defined(__linux__)
+		*level = IPPROTO_IP, *name = IP_MTU_DISCOVER, *value = IP_PMTUDISC_PROBE;
+		return 0;
+#elif defined(IP_DONTFRAG)
+		*level = IPPROTO_IP, *name = IP_DONTFRAG, *value = 1;
+		return 0;
+#endif
+	}
+	return -ENOSYS;
+}
+
+int preflight_media_socket_set_dont_fragment(int fd, int family)
+{
+	int level, name, value;
+	if (preflight_media_dont_fragment_option(family, &level, &name, &value) != 0) return 0;
+	return setsockopt(fd, level, name, &value, sizeof value) == 0 ? 0 : -errno;
+}
 
 #if defined(__linux__)
 

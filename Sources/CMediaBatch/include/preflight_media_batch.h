@@ -40,6 +40,22 @@ unsigned preflight_media_batch_send(preflight_media_batch *batch, int fd, unsign
 /// SO_SNDTIMEO: how long a blocking send waits for room in the socket's buffer. 0 or -errno.
 int preflight_media_socket_set_send_timeout(int fd, long microseconds);
 
+/// Sets the don't-fragment bit on every datagram the socket sends (IPv4's DF; IPv6 routers never
+/// fragment) and keeps the kernel from fragmenting them itself, without trusting ICMP for the
+/// path's MTU: Linux's IP_PMTUDISC_PROBE (and IPV6_PMTUDISC_PROBE for an IPv6 socket), Apple's
+/// IP_DONTFRAG / IPV6_DONTFRAG. A datagram longer than the interface's MTU then fails to send
+/// instead of leaving in fragments. `family` is the socket's (AF_INET or AF_INET6). 0 or -errno.
+/// Why the media sockets set it: RTP, RTCP, STUN and probe packets are sized to fit a path's MTU
+/// (browsers' WebRTC sockets set DF as well), a fragmented datagram is lost whole when any
+/// fragment is, and Linux gives every datagram it may still fragment (the default, DF or not) a
+/// fresh IP ID from a shared, hashed generator, where an unfragmentable one leaves with ID 0
+/// (RFC 6864): the generator was a twentieth of the edge's CPU per echoed packet (docs/lab.md).
+int preflight_media_socket_set_dont_fragment(int fd, int family);
+
+/// The socket option ``preflight_media_socket_set_dont_fragment`` sets for `family`, for a socket
+/// opened by another library: 0 and its level, name and value, or -ENOSYS where there is none.
+int preflight_media_dont_fragment_option(int family, int *level, int *name, int *value);
+
 /// Nanoseconds on CLOCK_BOOTTIME (the clock Swift's ContinuousClock reads on Linux); -1 elsewhere.
 long long preflight_media_clock_nanoseconds(void);
 

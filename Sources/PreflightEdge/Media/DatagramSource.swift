@@ -7,7 +7,7 @@ import Glibc
 /// Where a received datagram came from, as the media path needs it: the ``SourceKey`` every
 /// datagram is looked up by, and the `SocketAddress` only a few need (a STUN answer's mapped
 /// address), made from the kernel's `sockaddr` when asked for rather than for every datagram.
-struct DatagramSource {
+package struct DatagramSource {
     let key: SourceKey
     private let address: SocketAddress?
     #if os(Linux)
@@ -17,7 +17,7 @@ struct DatagramSource {
 
     /// A source the caller has as an address (the event-loop path, tests); `nil` for an address
     /// that is neither IPv4 nor IPv6.
-    init?(_ address: SocketAddress) {
+    package init?(_ address: SocketAddress) {
         guard let key = SourceKey(address) else { return nil }
         self.key = key
         self.address = address

@@ -69,6 +69,9 @@ final class DedicatedMediaSocket: Sendable {
             // system time per datagram here); `stop` wakes the read with `shutdown` instead.
             let timeoutSet = preflight_media_socket_set_send_timeout(fd, 200_000)
             guard timeoutSet == 0 else { throw IOError(errnoCode: -timeoutSet, reason: "setsockopt") }
+            // Media leaves unfragmented, with DF set: preflight_media_batch.h says why.
+            let dontFragment = preflight_media_socket_set_dont_fragment(fd, Int32(address.protocol.rawValue))
+            guard dontFragment == 0 else { throw IOError(errnoCode: -dontFragment, reason: "setsockopt") }
             let bound = address.withSockAddr { Glibc.bind(fd, $0, socklen_t($1)) }
             guard bound == 0 else { throw IOError(errnoCode: errno, reason: "bind \(address)") }
             var storage = sockaddr_storage()
@@ -172,6 +175,11 @@ final class DedicatedMediaSocket: Sendable {
                         set = address.withSockAddr { name, length in
                             preflight_media_batch_set_reply(calls, ready, base + reply.offset, reply.length, name, socklen_t(length))
                         }
+                    case .peer(let key):
+                        set =
+                            key.withSockAddr { name, length in
+                                preflight_media_batch_set_reply(calls, ready, base + reply.offset, reply.length, name, length)
+                            } ?? -1
                     }
                     if set == 0 { ready += 1 }
                 }

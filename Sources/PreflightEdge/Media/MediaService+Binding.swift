@@ -1,3 +1,4 @@
+import CMediaBatch
 import NIOCore
 import NIOPosix
 
@@ -86,6 +87,7 @@ extension MediaService {
         let perRead = configuration.datagramsPerRead
         // No SO_REUSEADDR, as on the media threads: the port is shared only between the
         // service's own sockets (SO_REUSEPORT), never taken over by another one.
+        let address = try SocketAddress.makeAddressResolvingHost(host, port: port)
         var bootstrap = DatagramBootstrap(group: group.next())
             .channelOption(.socketOption(.so_rcvbuf), value: SocketOptionValue(clamping: configuration.receiveBufferSize))
             .channelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(clamping: configuration.receiveBufferSize))
@@ -98,13 +100,20 @@ extension MediaService {
             bootstrap = bootstrap.channelOption(
                 ChannelOptions.Types.SocketOption(level: .socket, name: NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
         }
+        // Media leaves unfragmented, with DF set: preflight_media_batch.h says why.
+        var level: Int32 = 0, name: Int32 = 0, value: Int32 = 0
+        if preflight_media_dont_fragment_option(Int32(address.protocol.rawValue), &level, &name, &value) == 0 {
+            bootstrap = bootstrap.channelOption(
+                ChannelOptions.Types.SocketOption(level: NIOBSDSocket.OptionLevel(rawValue: level), name: NIOBSDSocket.Option(rawValue: name)),
+                value: SocketOptionValue(value))
+        }
         return try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(MediaChannelHandler(service: self, allocator: channel.allocator))
                 }
             }
-            .bind(host: host, port: port)
+            .bind(to: address)
             .get()
     }
 }

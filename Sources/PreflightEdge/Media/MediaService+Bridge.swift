@@ -63,7 +63,7 @@ extension MediaService {
             let ufrag = Self.partnerUfrag(of: &state.sessions[slot])
             return forward(packet, header: header, toTrunk: ufrag, timestampOffset: partner.timestampOffset, state: &state, at: now)
         }
-        guard let (address, entry) = Self.destination(of: partner.slot, state: &state) else {
+        guard let (key, entry) = Self.destination(of: partner.slot, state: &state) else {
             state.counters.droppedUnbridged += 1
             return .drop
         }
@@ -81,7 +81,7 @@ extension MediaService {
             return .drop
         }
         state.counters.packetsBridged += 1
-        return .forwarded(length: sent, to: address)
+        return .forwarded(length: sent, to: key)
     }
 
     /// Counts a leg's (plain) RTP packet: its receive statistics, its digits; `nil` when it is
@@ -138,17 +138,17 @@ extension MediaService {
         return length
     }
 
-    /// Where a bridged packet for the leg in `slot` goes: the leg's nominated address and its
-    /// entry in ``State/verified`` (whose budget pays for the packet), found through the entry
-    /// the leg last had, checked against the address's key, and searched only when that one is
+    /// Where a bridged packet for the leg in `slot` goes: the key of the leg's nominated address
+    /// and its entry in ``State/verified`` (whose budget pays for the packet), found through the
+    /// entry the leg last had, checked against the key, and searched only when that one is
     /// stale; `nil` when the address is no longer verified for this leg.
-    private static func destination(of slot: SessionTable.Slot, state: inout State) -> (address: SocketAddress, entry: Int)? {
-        guard let (address, key, cached) = peerRoute(of: &state.sessions[slot]) else { return nil }
+    private static func destination(of slot: SessionTable.Slot, state: inout State) -> (key: SourceKey, entry: Int)? {
+        guard let (key, cached) = peerRoute(of: &state.sessions[slot]) else { return nil }
         guard let entry = state.verified.contains(entry: cached, key: key) ? cached : state.verified.entry(forKey: key),
             Self.slot(of: &state.verified[entry: entry]) == slot
         else { return nil }
         if entry != cached { state.sessions[slot].peerEntry = entry }
-        return (address, entry)
+        return (key, entry)
     }
 
     // What the bridge reads of a session, without copying it (nor its strings: no reference
@@ -159,9 +159,8 @@ extension MediaService {
     private static func partnerUfrag(of session: inout Session) -> String { session.partner?.ufrag ?? "" }
     private static func isTrunk(_ session: inout Session) -> Bool { session.trunk != nil }
     private static func encrypts(_ session: inout Session) -> Bool { session.isEncrypted }
-    static func peerRoute(of session: inout Session) -> (SocketAddress, SourceKey, Int)? {
-        guard let peer = session.peer, let key = session.peerKey else { return nil }
-        return (peer, key, session.peerEntry)
+    private static func peerRoute(of session: inout Session) -> (SourceKey, Int)? {
+        session.peerKey.map { ($0, session.peerEntry) }
     }
 
     /// A leg's RTP packet as a plain one (decrypted by the trunk leg it came on): counted and
@@ -170,7 +169,11 @@ extension MediaService {
         guard let slot = state.sessions.slot(of: ufrag) else { return .drop }
         var packet = [UInt8](repeating: 0, count: BridgedPacket.headerSize + SRTPContext.rtpOverhead + bytes.count)
         let outcome = packet.withUnsafeMutableBytes { space in send(bytes, from: slot, state: &state, at: now, into: space) }
-        guard case .forwarded(let length, let address) = outcome else { return outcome }
+        guard case .forwarded(let length, _) = outcome else { return outcome }
+        guard let address = state.sessions[slot].partner.flatMap({ state.sessions[$0.slot].peer }) else {
+            state.counters.droppedUnbridged += 1
+            return .drop
+        }
         return .forward(Array(packet[..<length]), to: address)
     }
 

@@ -7,9 +7,12 @@ extension MediaService {
 
     /// Where a reply goes: back to the datagram's source, or to another address (a bridge's
     /// other leg, a check's subscribe leg).
-    enum Destination {
+    package enum Destination {
         case source
         case address(SocketAddress)
+        /// A verified address by its key: a bridged packet's other leg, sent to without a
+        /// `SocketAddress` (``SourceKey/withSockAddr(_:)``).
+        case peer(SourceKey)
     }
 
     /// Handles one datagram from `source` and returns the datagram to send back to it, if any
@@ -50,6 +53,10 @@ extension MediaService {
         case nil: return nil
         case (let length, .source)?: return (length, source)
         case (let length, .address(let destination))?: return (length, destination)
+        case (let length, .peer(let key))?:
+            // Gone since (a session closed on another thread): nothing goes out, the bytes stay
+            // unsent at the end of `arena`.
+            return verifiedAddress(key).map { (length, $0) }
         }
     }
 
@@ -60,7 +67,7 @@ extension MediaService {
     ///   clock when it is sent. `time` (tests) stands for both.
     /// - Parameter entry: the source's entry in ``State/verified`` as ``lookUp(_:entries:)``
     ///   found it for a read burst, or -1; checked against the source before it is used.
-    func route(
+    package func route(
         _ datagram: ByteBuffer, from source: DatagramSource, at time: Double? = nil, received: Double? = nil, entry: Int = -1,
         appendingTo arena: inout ByteBuffer
     ) -> (length: Int, destination: Destination)? {
@@ -178,7 +185,7 @@ extension MediaService {
             arena.writeBytes(bytes)
             return (bytes.count, .address(destination))
         case .forwarded(let length, let destination):
-            return (length, .address(destination))
+            return (length, .peer(destination))
         case .stun:
             guard let address = source.resolved() else {
                 countMalformed()
@@ -216,6 +223,17 @@ extension MediaService {
                 state.verified.prefetch(entry: entry)
                 state.sessions.prefetch(Self.slot(of: &state.verified[entry: entry]))
             }
+        }
+    }
+
+    /// The address a verified session sends its media to, found by its key: for a caller that
+    /// sends to `SocketAddress`es; `nil` when no live session has it as its peer now.
+    func verifiedAddress(_ key: SourceKey) -> SocketAddress? {
+        state.withLock { state in
+            guard let entry = state.verified.entry(forKey: key) else { return nil }
+            let slot = Self.slot(of: &state.verified[entry: entry])
+            guard state.sessions.contains(slot), state.sessions[slot].peerKey == key else { return nil }
+            return state.sessions[slot].peer
         }
     }
 
@@ -275,7 +293,7 @@ extension MediaService {
         case forward([UInt8], to: SocketAddress)
         /// A packet for another address already written to the end of the caller's buffer (its
         /// last `length` bytes): a bridged call's media.
-        case forwarded(length: Int, to: SocketAddress)
+        case forwarded(length: Int, to: SourceKey)
         case stun
         /// Nothing goes back; the session's owner is told how its recording progressed (called
         /// once the lock is released).

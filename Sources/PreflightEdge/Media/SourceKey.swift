@@ -9,7 +9,7 @@ import Darwin
 /// A UDP source's address and port as plain words: what the media tables are keyed by, so that a
 /// datagram's source is found with one hash of 24 bytes, read straight from the `sockaddr` the
 /// kernel filled in, instead of a `SocketAddress` made (a heap box) and hashed per datagram.
-struct SourceKey: Hashable, Sendable {
+package struct SourceKey: Hashable, Sendable {
     /// IPv6: the address's first 8 bytes; IPv4: 0.
     var high: UInt64
     /// IPv6: the address's last 8 bytes; IPv4: the 4 bytes of the address.
@@ -43,6 +43,39 @@ struct SourceKey: Hashable, Sendable {
             self = key
         case .unixDomainSocket:
             return nil
+        }
+    }
+
+    /// The address as a `sockaddr` (`sockaddr_in` or `sockaddr_in6`) on the stack, for a send
+    /// that reaches it without a `SocketAddress` (a heap box, reference-counted on every copy);
+    /// `nil`, and `body` not called, for ``unknown``. Written at the offsets the key is read from.
+    func withSockAddr<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result? {
+        let (family, length): (Int32, Int)
+        switch portFamilyScope >> 16 & 0xFFFF {
+        case 4: (family, length) = (AF_INET, 16)
+        case 6: (family, length) = (AF_INET6, 28)
+        default: return nil
+        }
+        // 32 zeroed bytes, 8-aligned: room for either.
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &words) { bytes in
+            #if canImport(Darwin)
+            bytes.storeBytes(of: UInt8(length), toByteOffset: 0, as: UInt8.self)
+            bytes.storeBytes(of: UInt8(family), toByteOffset: 1, as: UInt8.self)
+            #else
+            bytes.storeBytes(of: UInt16(family), toByteOffset: 0, as: UInt16.self)
+            #endif
+            bytes.storeBytes(of: UInt16(truncatingIfNeeded: portFamilyScope), toByteOffset: 2, as: UInt16.self)
+            if family == AF_INET {
+                bytes.storeBytes(of: UInt32(truncatingIfNeeded: low), toByteOffset: 4, as: UInt32.self)
+            } else {
+                bytes.storeBytes(of: high, toByteOffset: 8, as: UInt64.self)
+                bytes.storeBytes(of: low, toByteOffset: 16, as: UInt64.self)
+                bytes.storeBytes(of: UInt32(truncatingIfNeeded: portFamilyScope >> 32), toByteOffset: 24, as: UInt32.self)
+            }
+            return bytes.withMemoryRebound(to: sockaddr.self) { name in
+                name.baseAddress.map { body($0, socklen_t(length)) }
+            }
         }
     }
 
