@@ -1,8 +1,9 @@
 import FuzzSupport
 import PreflightCore
 
-// SRTP and SRTCP (RFC 7714) with a fixed key: RFC 7714 §16's session key and salt, so that the
-// RFC's vectors in the seed corpus authenticate. Properties: unprotecting hostile bytes only
+// SRTP and SRTCP with fixed keys, each input through both profiles: AEAD_AES_128_GCM with RFC
+// 7714 §16's session key and salt (so that the RFC's vectors in the seed corpus authenticate),
+// and AES_CM_128_HMAC_SHA1_80 (RFC 3711, what browsers negotiate). Properties: unprotecting hostile bytes only
 // throws; a packet that parses as RTP (or starts like RTCP) protects and unprotects back to
 // itself and is refused as a replay the second time; and a sender and a receiver fed the same
 // sequence numbers (two input bytes each) agree: every packet the sender protects, the receiver
@@ -12,10 +13,20 @@ let fixedKeys: SRTPSessionKeys? = try? SRTPSessionKeys(
     rtpKey: Array(0...15), rtpSalt: [0x51, 0x75, 0x69, 0x64, 0x20, 0x70, 0x72, 0x6F, 0x20, 0x71, 0x75, 0x6F],
     rtcpKey: Array(0...15), rtcpSalt: [0x51, 0x75, 0x69, 0x64, 0x20, 0x70, 0x72, 0x6F, 0x20, 0x71, 0x75, 0x6F])
 
+let counterModeKeys: SRTPSessionKeys? = try? SRTPSessionKeys(
+    rtpKey: Array(0...15), rtpSalt: Array(16...29), rtcpKey: Array(30...45), rtcpSalt: Array(46...59),
+    profile: .aesCM128HMACSHA1_80, rtpAuthenticationKey: Array(60...79), rtcpAuthenticationKey: Array(80...99))
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSRTP(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let input = Array(fuzzInput(data, count))
-    guard let keys = fixedKeys else { preconditionFailure("the fixed session keys are refused") }
+    guard let keys = fixedKeys, let counterMode = counterModeKeys else { preconditionFailure("the fixed session keys are refused") }
+    exercise(input, keys: keys)
+    exercise(input, keys: counterMode)
+    return 0
+}
+
+func exercise(_ input: [UInt8], keys: SRTPSessionKeys) {
     var receiver = SRTPContext(sessionKeys: keys)
     _ = try? receiver.unprotectRTP(input)
     _ = try? receiver.unprotectRTCP(input)
@@ -34,7 +45,7 @@ public func fuzzSRTP(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         var fresh = SRTPContext(sessionKeys: keys)
         let protected: [UInt8]
         do { protected = try sender.protectRTP(input) } catch { preconditionFailure("valid RTP does not protect: \(error)") }
-        precondition(protected.count == input.count + SRTPContext.rtpOverhead, "SRTP overhead is not 16 bytes")
+        precondition(protected.count == input.count + keys.profile.rtpOverhead, "SRTP overhead is not the profile's")
         do {
             let opened = try fresh.unprotectRTP(protected)
             precondition(opened == input, "SRTP round trip changed the packet")
@@ -49,7 +60,7 @@ public func fuzzSRTP(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         var fresh = SRTPContext(sessionKeys: keys)
         let protected: [UInt8]
         do { protected = try sender.protectRTCP(input) } catch { preconditionFailure("RTCP does not protect: \(error)") }
-        precondition(protected.count == input.count + SRTPContext.rtcpOverhead, "SRTCP overhead is not 20 bytes")
+        precondition(protected.count == input.count + keys.profile.rtcpOverhead, "SRTCP overhead is not the profile's")
         do {
             let opened = try fresh.unprotectRTCP(protected)
             precondition(opened == input, "SRTCP round trip changed the packet")
@@ -71,7 +82,6 @@ public func fuzzSRTP(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             precondition(opened == plain, "the receiver decrypted something else")
         } catch { preconditionFailure("sequence \(sequenceNumber): the receiver refused what the sender protected: \(error)") }
     }
-    return 0
 }
 
 @_cdecl("FuzzSRTP_main")

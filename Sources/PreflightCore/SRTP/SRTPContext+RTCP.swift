@@ -6,10 +6,11 @@ extension SRTPContext {
     /// The clear part of an SRTCP packet: the first 8 bytes of the first RTCP header (RFC 7714 §9.3).
     static let rtcpClearLength = 8
 
-    /// Protects an RTCP (compound) packet (RFC 7714 §9, §17): the first 8 bytes stay in the clear
-    /// and are authenticated with the E flag ‖ SRTCP index word; the rest is encrypted; the tag
-    /// and that word follow. Each SSRC's index starts at 0 and grows by one per packet.
-    /// - Returns: the SRTCP packet, ``rtcpOverhead`` bytes longer than `packet`.
+    /// Protects an RTCP (compound) packet (RFC 7714 §9, §17; RFC 3711 §3.4): the first 8 bytes
+    /// stay in the clear and are authenticated with the E flag ‖ SRTCP index word; the rest is
+    /// encrypted; the tag and that word follow (GCM), or that word and the tag (HMAC-SHA1-80).
+    /// Each SSRC's index starts at 0 and grows by one per packet.
+    /// - Returns: the SRTCP packet, the profile's ``SRTPProfile/rtcpOverhead`` bytes longer than `packet`.
     /// - Throws: ``PreflightError`` `.truncated` for fewer than 8 bytes, `.malformed` for an RTCP
     ///   version other than 2; `.srtpStreamLimitReached` for a stream beyond ``maximumStreamCount``
     ///   or past SRTCP index 2^31 − 1.
@@ -25,10 +26,22 @@ extension SRTPContext {
             throw PreflightError(code: .srtpStreamLimitReached, message: "SRTCP: SSRC \(ssrc) used every index; the stream needs a new key")
         }
         let word = Self.encryptedFlag | index
+        stream.nextIndex = index &+ 1
+        if let rtcpAuthenticationKey {
+            // RFC 3711 §3.4: clear part, encrypted part, E ‖ index, then the tag over all three.
+            var output = packet + Self.bigEndian(word)
+            try Self.applyKeyStream(
+                &output, Self.rtcpClearLength..<packet.count, key: rtcpKey,
+                iv: Self.counterModeIV(ssrc: ssrc, index: UInt64(index), salt: rtcpSalt), context: "SRTCP")
+            output += output.withUnsafeBytes {
+                Self.counterModeTag(key: rtcpAuthenticationKey, $0, trailer: nil, length: profile.tagLength)
+            }
+            sentRTCP[ssrc] = stream
+            return output
+        }
         let aad = Array(packet[0..<Self.rtcpClearLength]) + Self.bigEndian(word)
         let iv = Self.rtcpInitializationVector(ssrc: ssrc, index: index, salt: rtcpSalt)
         let sealed = try Self.seal(packet[Self.rtcpClearLength...], key: rtcpKey, iv: iv, aad: aad, context: "SRTCP")
-        stream.nextIndex = index &+ 1
         sentRTCP[ssrc] = stream
         return Array(packet[0..<Self.rtcpClearLength]) + sealed + Self.bigEndian(word)
     }
@@ -36,15 +49,17 @@ extension SRTPContext {
     /// Checks and decrypts an SRTCP packet (RFC 7714 §9, §17): reads the E flag and index from
     /// the last 4 bytes, refuses replays, authenticates, and only then records the index. A packet
     /// with the E flag clear is authenticated only (§17.3): its body is returned as it came.
-    /// - Returns: the RTCP packet, ``rtcpOverhead`` bytes shorter than `packet`.
-    /// - Throws: ``PreflightError`` `.truncated` for fewer than 28 bytes, `.malformed` for an RTCP
+    /// - Returns: the RTCP packet, the profile's ``SRTPProfile/rtcpOverhead`` bytes shorter than `packet`.
+    /// - Throws: ``PreflightError`` `.truncated` for fewer than 8 bytes and the overhead, `.malformed` for an RTCP
     ///   version other than 2; `.srtpReplayed` for an index already received or older than the
     ///   window; `.srtpAuthenticationFailed` when the tag does not match;
     ///   `.srtpStreamLimitReached` for a new stream beyond ``maximumStreamCount``.
     public mutating func unprotectRTCP(_ packet: [UInt8]) throws(PreflightError) -> [UInt8] {
-        try Self.checkRTCPHeader(packet, minimum: Self.rtcpClearLength &+ Self.rtcpOverhead)
+        try Self.checkRTCPHeader(packet, minimum: Self.rtcpClearLength &+ profile.rtcpOverhead)
         let ssrc = Self.rtcpSSRC(packet)
-        let wordStart = packet.count &- 4
+        // GCM (RFC 7714 §9) ends with the word, after the tag; RFC 3711 §3.4 with the tag.
+        let counterMode = rtcpAuthenticationKey != nil
+        let wordStart = packet.count &- 4 &- (counterMode ? profile.tagLength : 0)
         let word = UInt32(packet[wordStart]) << 24 | UInt32(packet[wordStart &+ 1]) << 16
             | UInt32(packet[wordStart &+ 2]) << 8 | UInt32(packet[wordStart &+ 3])
         let index = word & Self.maximumRTCPIndex
@@ -55,8 +70,26 @@ extension SRTPContext {
         if let refusal = window.refusal(of: UInt64(index)) {
             throw PreflightError(code: .srtpReplayed, message: "SRTCP: SSRC \(ssrc): \(refusal)")
         }
+        if let rtcpAuthenticationKey {
+            let tagStart = wordStart &+ 4
+            let expected = packet.withUnsafeBytes {
+                Self.counterModeTag(key: rtcpAuthenticationKey, UnsafeRawBufferPointer(rebasing: $0[..<tagStart]), trailer: nil, length: profile.tagLength)
+            }
+            guard packet.withUnsafeBytes({ Self.tagsMatch(UnsafeRawBufferPointer(rebasing: $0[tagStart...]), expected) }) else {
+                throw Self.authenticationFailed("SRTCP")
+            }
+            var output = Array(packet[..<wordStart])
+            if word & Self.encryptedFlag != 0 {
+                try Self.applyKeyStream(
+                    &output, Self.rtcpClearLength..<output.count, key: rtcpKey,
+                    iv: Self.counterModeIV(ssrc: ssrc, index: UInt64(index), salt: rtcpSalt), context: "SRTCP")
+            }
+            window.accept(UInt64(index))
+            receivedRTCP[ssrc] = window
+            return output
+        }
         let iv = Self.rtcpInitializationVector(ssrc: ssrc, index: index, salt: rtcpSalt)
-        let tagStart = wordStart &- Self.rtpOverhead
+        let tagStart = wordStart &- profile.tagLength
         let body: [UInt8]
         if word & Self.encryptedFlag != 0 {
             let aad = Array(packet[0..<Self.rtcpClearLength]) + packet[wordStart...]

@@ -1,14 +1,15 @@
 extension SRTPContext {
-    /// Protects an RTP packet (RFC 7714 §8): the header (CSRCs and header extension included)
-    /// stays in the clear and is authenticated; payload and padding are encrypted; the 16-byte
-    /// tag follows. The rollover counter advances when the sequence number wraps.
-    /// - Returns: the SRTP packet, ``rtpOverhead`` bytes longer than `packet`.
+    /// Protects an RTP packet (RFC 7714 §8, RFC 3711 §3.1): the header (CSRCs and header
+    /// extension included) stays in the clear and is authenticated; payload and padding are
+    /// encrypted; the tag follows (16 bytes for GCM, 10 for HMAC-SHA1-80). The rollover counter
+    /// advances when the sequence number wraps.
+    /// - Returns: the SRTP packet, the profile's ``SRTPProfile/rtpOverhead`` bytes longer than `packet`.
     /// - Throws: ``PreflightError`` `.truncated`/`.malformed` when `packet` is not RTP;
     ///   `.invalidArgument` when its index was already protected (it would reuse a GCM nonce) or
     ///   is older than the replay window; `.srtpStreamLimitReached` for a stream beyond
     ///   ``maximumStreamCount`` or past the last index (2^48 − 1).
     public mutating func protectRTP(_ packet: [UInt8]) throws(PreflightError) -> [UInt8] {
-        var output = packet + [UInt8](repeating: 0, count: Self.rtpOverhead)
+        var output = packet + [UInt8](repeating: 0, count: profile.rtpOverhead)
         // Array's closures rethrow untyped errors: the error is carried out by hand.
         var failure: PreflightError?
         output.withUnsafeMutableBytes { buffer in
@@ -19,13 +20,15 @@ extension SRTPContext {
     }
 
     /// ``protectRTP(_:)`` in the caller's memory: the RTP packet of `length` bytes at the start
-    /// of `buffer` is protected where it is, its tag written after it (`buffer` must have
-    /// ``rtpOverhead`` bytes of room there). With the system's libcrypto nothing is allocated.
-    /// - Returns: the SRTP packet's length, `length` + ``rtpOverhead``.
+    /// of `buffer` is protected where it is, its tag written after it (`buffer` must have the
+    /// profile's ``SRTPProfile/rtpOverhead`` bytes of room there). With the AEAD profile and the
+    /// system's libcrypto nothing is allocated.
+    /// - Returns: the SRTP packet's length, `length` + the profile's overhead.
     /// - Throws: as ``protectRTP(_:)``; `.invalidArgument` when `buffer` has no room for the tag.
     public mutating func protectRTP(inPlace buffer: UnsafeMutableRawBufferPointer, length: Int) throws(PreflightError) -> Int {
-        guard length >= 0, buffer.count >= length &+ Self.rtpOverhead else {
-            throw PreflightError(code: .invalidArgument, message: "SRTP: no room for the \(Self.rtpOverhead)-byte tag after the packet")
+        let overhead = profile.rtpOverhead
+        guard length >= 0, buffer.count >= length &+ overhead else {
+            throw PreflightError(code: .invalidArgument, message: "SRTP: no room for the \(overhead)-byte tag after the packet")
         }
         let packet = UnsafeRawBufferPointer(rebasing: buffer[..<length])
         let header = try RTPHeader(parsing: packet)
@@ -38,7 +41,18 @@ extension SRTPContext {
         var stream = known ?? RTPStream()
         let index = try Self.estimateIndex(header.sequenceNumber, highest: stream.window.highest, context: "SRTP")
         if let refusal = stream.window.refusal(of: index) {
-            throw PreflightError(code: .invalidArgument, message: "SRTP: cannot protect: \(refusal) (a GCM nonce is never reused)")
+            throw PreflightError(code: .invalidArgument, message: "SRTP: cannot protect: \(refusal) (a key stream is never reused)")
+        }
+        if let rtpAuthenticationKey {
+            let data = UnsafeMutableRawBufferPointer(rebasing: buffer[headerLength..<length])
+            try Self.applyKeyStream(data, key: rtpKey, iv: Self.counterModeIV(ssrc: ssrc, index: index, salt: rtpSalt), context: "SRTP")
+            let tag = Self.counterModeTag(
+                key: rtpAuthenticationKey, UnsafeRawBufferPointer(rebasing: buffer[..<length]), trailer: UInt32(truncatingIfNeeded: index >> 16),
+                length: overhead)
+            tag.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[length..<(length &+ overhead)]).copyMemory(from: $0) }
+            stream.window.accept(index)
+            sentRTP[ssrc] = stream
+            return length &+ overhead
         }
         try Self.withRTPInitializationVector(ssrc: ssrc, index: index, salt: rtpSalt) { iv throws(PreflightError) in
             let aad = UnsafeRawBufferPointer(rebasing: buffer[..<headerLength])
@@ -61,13 +75,13 @@ extension SRTPContext {
     /// Checks and decrypts an SRTP packet (RFC 7714 §8): estimates its index from the sequence
     /// number (RFC 3711 Appendix A), refuses replays, authenticates header and payload, and only
     /// then records the index.
-    /// - Returns: the RTP packet, ``rtpOverhead`` bytes shorter than `packet`.
+    /// - Returns: the RTP packet, the profile's ``SRTPProfile/rtpOverhead`` bytes shorter than `packet`.
     /// - Throws: ``PreflightError`` `.truncated`/`.malformed` when the header is cut short or not
     ///   RTP version 2, or no tag follows it; `.srtpReplayed` for a packet already received or
     ///   older than the window; `.srtpAuthenticationFailed` when the tag does not match;
     ///   `.srtpStreamLimitReached` for a new stream beyond ``maximumStreamCount``.
     public mutating func unprotectRTP(_ packet: [UInt8]) throws(PreflightError) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: max(0, packet.count &- Self.rtpOverhead))
+        var output = [UInt8](repeating: 0, count: max(0, packet.count &- profile.rtpOverhead))
         // Array's closures rethrow untyped errors: the error is carried out by hand.
         var failure: PreflightError?
         packet.withUnsafeBytes { packet in
@@ -81,18 +95,19 @@ extension SRTPContext {
 
     /// ``unprotectRTP(_:)`` in the caller's memory: the RTP packet (header as it came, payload
     /// decrypted) is written to the start of `output`, which must not overlap `packet` and must
-    /// hold `packet.count` − ``rtpOverhead`` bytes. Nothing in `output` is to be used unless this
-    /// returns. With the system's libcrypto nothing is allocated.
+    /// hold `packet.count` − the profile's overhead bytes. Nothing in `output` is to be used
+    /// unless this returns. With the AEAD profile and the system's libcrypto nothing is allocated.
     /// - Returns: the RTP packet's length.
     /// - Throws: as ``unprotectRTP(_:)``; `.invalidArgument` when `output` is too small.
     public mutating func unprotectRTP(_ packet: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(PreflightError) -> Int {
         let headerLength = try Self.rtpHeaderLength(packet)
-        guard packet.count &- headerLength >= Self.rtpOverhead else {
+        let overhead = profile.rtpOverhead
+        guard packet.count &- headerLength >= overhead else {
             throw PreflightError(
                 code: .truncated,
-                message: "SRTP: truncated packet: need \(Self.rtpOverhead) tag byte(s) after the \(headerLength)-byte header, \(packet.count - headerLength) left")
+                message: "SRTP: truncated packet: need \(overhead) tag byte(s) after the \(headerLength)-byte header, \(packet.count - headerLength) left")
         }
-        let length = packet.count &- Self.rtpOverhead
+        let length = packet.count &- overhead
         guard output.count >= length else {
             throw PreflightError(code: .invalidArgument, message: "SRTP: \(output.count) byte(s) of room for a \(length)-byte packet")
         }
@@ -106,6 +121,21 @@ extension SRTPContext {
         let index = try Self.estimateIndex(sequenceNumber, highest: stream.window.highest, context: "SRTP")
         if let refusal = stream.window.refusal(of: index) {
             throw PreflightError(code: .srtpReplayed, message: "SRTP: SSRC \(ssrc): \(refusal)")
+        }
+        if let rtpAuthenticationKey {
+            // The tag first: nothing is decrypted, nor any state changed, for a forged packet.
+            let expected = Self.counterModeTag(
+                key: rtpAuthenticationKey, UnsafeRawBufferPointer(rebasing: packet[..<length]), trailer: UInt32(truncatingIfNeeded: index >> 16),
+                length: overhead)
+            guard Self.tagsMatch(UnsafeRawBufferPointer(rebasing: packet[length...]), expected) else { throw Self.authenticationFailed("SRTP") }
+            let plain = UnsafeMutableRawBufferPointer(rebasing: output[..<length])
+            plain.copyMemory(from: UnsafeRawBufferPointer(rebasing: packet[..<length]))
+            try Self.applyKeyStream(
+                UnsafeMutableRawBufferPointer(rebasing: output[headerLength..<length]), key: rtpKey,
+                iv: Self.counterModeIV(ssrc: ssrc, index: index, salt: rtpSalt), context: "SRTP")
+            stream.window.accept(index)
+            receivedRTP[ssrc] = stream
+            return length
         }
         try Self.withRTPInitializationVector(ssrc: ssrc, index: index, salt: rtpSalt) { iv throws(PreflightError) in
             let aad = UnsafeRawBufferPointer(rebasing: packet[..<headerLength])

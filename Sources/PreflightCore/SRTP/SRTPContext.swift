@@ -7,8 +7,8 @@ import Crypto
     import Foundation
 #endif
 
-/// SRTP and SRTCP protection with AEAD_AES_128_GCM (RFC 3711, RFC 7714), sans-IO: packets in,
-/// packets out.
+/// SRTP and SRTCP protection with AEAD_AES_128_GCM (RFC 3711, RFC 7714) or
+/// AES_CM_128_HMAC_SHA1_80 (RFC 3711), sans-IO: packets in, packets out.
 ///
 /// Use one context per direction: the sending side calls ``protectRTP(_:)`` and
 /// ``protectRTCP(_:)``, the receiving side ``unprotectRTP(_:)`` and ``unprotectRTCP(_:)``. The
@@ -18,9 +18,11 @@ import Crypto
 /// tracked per kind; a packet of a further SSRC is refused, so hostile SSRCs cannot grow memory
 /// (forgetting a stream instead would reopen its replay window).
 public struct SRTPContext: Sendable {
-    /// Bytes SRTP adds to an RTP packet: the 16-byte GCM tag (RFC 7714 §8).
+    /// The most bytes SRTP adds to an RTP packet, whatever the profile: the 16-byte GCM tag (RFC
+    /// 7714 §8); ``SRTPProfile/rtpOverhead`` is one profile's.
     public static let rtpOverhead = 16
-    /// Bytes SRTCP adds to an RTCP packet: the 16-byte tag and the 4-byte E flag ‖ SRTCP index (RFC 7714 §9).
+    /// The most bytes SRTCP adds to an RTCP packet: the 16-byte tag and the 4-byte E flag ‖ SRTCP
+    /// index (RFC 7714 §9); ``SRTPProfile/rtcpOverhead`` is one profile's.
     public static let rtcpOverhead = 20
     /// The most SSRCs a context keeps state for, per kind (RTP, RTCP) and direction.
     public static let maximumStreamCount = 16
@@ -44,6 +46,9 @@ public struct SRTPContext: Sendable {
     let rtpSalt: [UInt8]
     let rtcpKey: SymmetricKey
     let rtcpSalt: [UInt8]
+    /// The HMAC-SHA1 keys of the counter-mode profile; `nil` for the AEAD one.
+    let rtpAuthenticationKey: SymmetricKey?
+    let rtcpAuthenticationKey: SymmetricKey?
     /// The RTP key set up once in the system's libcrypto (``KeyedAEAD``), when it is there:
     /// swift-crypto's `AES.GCM` sets a key up and allocates its results on every packet. SRTCP
     /// (a packet every few seconds) stays with swift-crypto.
@@ -67,7 +72,10 @@ public struct SRTPContext: Sendable {
         rtpSalt = sessionKeys.rtpSalt
         rtcpKey = SymmetricKey(data: sessionKeys.rtcpKey)
         rtcpSalt = sessionKeys.rtcpSalt
-        rtpAEAD = systemCrypto ? KeyedAEAD(key: sessionKeys.rtpKey) : nil
+        let counterMode = sessionKeys.profile == .aesCM128HMACSHA1_80
+        rtpAuthenticationKey = counterMode ? SymmetricKey(data: sessionKeys.rtpAuthenticationKey) : nil
+        rtcpAuthenticationKey = counterMode ? SymmetricKey(data: sessionKeys.rtcpAuthenticationKey) : nil
+        rtpAEAD = systemCrypto && !counterMode ? KeyedAEAD(key: sessionKeys.rtpKey) : nil
     }
 
     /// Whether this context's RTP goes through the system's libcrypto (else swift-crypto).

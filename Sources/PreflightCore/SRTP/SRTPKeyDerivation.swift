@@ -2,15 +2,17 @@ import Crypto
 import CryptoExtras
 
 /// The SRTP key derivation function (RFC 3711 §4.3) with the AES-CM PRF (§4.3.3) and a key
-/// derivation rate of 0, which is what RFC 7714 §12 prescribes for the AEAD profiles.
+/// derivation rate of 0, which is what RFC 7714 §12 prescribes for the AEAD profiles and the
+/// default of RFC 3711 for the counter-mode one.
 enum SRTPKeyDerivation {
-    /// The labels of RFC 3711 §4.3.2. The AEAD profiles use no authentication key; its label is
-    /// here for RFC 3711 Appendix B.3's vector, which exercises a key longer than one AES block.
+    /// The labels of RFC 3711 §4.3.2. The AEAD profiles use no authentication keys; the
+    /// counter-mode profile's HMAC keys are 160 bits, longer than one AES block.
     enum Label: UInt8 {
         case rtpEncryption = 0x00
         case rtpAuthentication = 0x01
         case rtpSalt = 0x02
         case rtcpEncryption = 0x03
+        case rtcpAuthentication = 0x04
         case rtcpSalt = 0x05
     }
 

@@ -1,5 +1,6 @@
 /// The session keys and salts that protect SRTP and SRTCP packets, derived from the master key
-/// and salt (RFC 3711 §4.3, RFC 7714 §12) or given directly (as RFC 7714 §16's test vectors are).
+/// and salt (RFC 3711 §4.3, RFC 7714 §12) or given directly (as RFC 7714 §16's test vectors are);
+/// with the counter-mode profile, the HMAC keys as well.
 public struct SRTPSessionKeys: Sendable, CustomStringConvertible {
     /// The profile the keys belong to.
     public let profile: SRTPProfile
@@ -11,24 +12,33 @@ public struct SRTPSessionKeys: Sendable, CustomStringConvertible {
     public let rtcpKey: [UInt8]
     /// The SRTCP salt (label 0x05), XORed into every SRTCP IV.
     public let rtcpSalt: [UInt8]
+    /// The SRTP authentication key (label 0x01): empty for an AEAD profile.
+    public let rtpAuthenticationKey: [UInt8]
+    /// The SRTCP authentication key (label 0x04): empty for an AEAD profile.
+    public let rtcpAuthenticationKey: [UInt8]
 
     /// Session keys given directly.
     /// - Throws: ``PreflightError`` `.invalidArgument` when a key or salt length does not fit the profile.
     public init(
-        rtpKey: [UInt8], rtpSalt: [UInt8], rtcpKey: [UInt8], rtcpSalt: [UInt8], profile: SRTPProfile = .aeadAES128GCM
+        rtpKey: [UInt8], rtpSalt: [UInt8], rtcpKey: [UInt8], rtcpSalt: [UInt8], profile: SRTPProfile = .aeadAES128GCM,
+        rtpAuthenticationKey: [UInt8] = [], rtcpAuthenticationKey: [UInt8] = []
     ) throws(PreflightError) {
         guard rtpKey.count == profile.keyLength, rtcpKey.count == profile.keyLength,
-            rtpSalt.count == profile.saltLength, rtcpSalt.count == profile.saltLength
+            rtpSalt.count == profile.saltLength, rtcpSalt.count == profile.saltLength,
+            rtpAuthenticationKey.count == profile.authenticationKeyLength,
+            rtcpAuthenticationKey.count == profile.authenticationKeyLength
         else {
             throw PreflightError(
                 code: .invalidArgument,
-                message: "SRTP: \(profile.rawValue) session keys are \(profile.keyLength) bytes and salts \(profile.saltLength)")
+                message: "SRTP: \(profile.rawValue) session keys are \(profile.keyLength) bytes, salts \(profile.saltLength) and authentication keys \(profile.authenticationKeyLength)")
         }
         self.profile = profile
         self.rtpKey = rtpKey
         self.rtpSalt = rtpSalt
         self.rtcpKey = rtcpKey
         self.rtcpSalt = rtcpSalt
+        self.rtpAuthenticationKey = rtpAuthenticationKey
+        self.rtcpAuthenticationKey = rtcpAuthenticationKey
     }
 
     /// Derives the four session values from the master key and salt, with key derivation rate 0.
@@ -39,10 +49,13 @@ public struct SRTPSessionKeys: Sendable, CustomStringConvertible {
         func derive(_ label: SRTPKeyDerivation.Label, _ count: Int) throws(PreflightError) -> [UInt8] {
             try SRTPKeyDerivation.derive(label, masterKey: material.masterKey, masterSalt: material.masterSalt, count: count)
         }
+        let authentication = profile.authenticationKeyLength
         try self.init(
             rtpKey: derive(.rtpEncryption, profile.keyLength), rtpSalt: derive(.rtpSalt, profile.saltLength),
             rtcpKey: derive(.rtcpEncryption, profile.keyLength), rtcpSalt: derive(.rtcpSalt, profile.saltLength),
-            profile: profile)
+            profile: profile,
+            rtpAuthenticationKey: authentication > 0 ? derive(.rtpAuthentication, authentication) : [],
+            rtcpAuthenticationKey: authentication > 0 ? derive(.rtcpAuthentication, authentication) : [])
     }
 
     /// Names the profile only; the keys stay out of logs.

@@ -83,8 +83,9 @@ extension SignalingMessage {
         /// The keying material.
         /// - Throws: 70002 for a profile other than AEAD_AES_128_GCM or a key of the wrong length.
         public func material() throws(PreflightError) -> SRTPKeyingMaterial {
-            guard let profile = SRTPProfile(rawValue: profile) else {
-                throw PreflightError(code: .malformed, message: "srtp: unknown profile \(UntrustedText.quoted(profile)); AEAD_AES_128_GCM is spoken")
+            // Calls speak the AEAD profile only (the counter-mode one is for browsers' DTLS-SRTP).
+            guard let profile = SRTPProfile(rawValue: profile), profile == .aeadAES128GCM else {
+                throw PreflightError(code: .malformed, message: "srtp: profile \(UntrustedText.quoted(profile)) is not spoken in calls; AEAD_AES_128_GCM is")
             }
             return try SRTPKeyingMaterial(base64: key, profile: profile)
         }
