@@ -17,7 +17,7 @@ let coreTargets = [
     "FuzzSTUNLayout", "FuzzSTUNMessage", "FuzzRTP", "FuzzRTCP", "FuzzChannelData", "FuzzTURNFramer",
     "FuzzSignalingJSON", "FuzzICECandidate", "FuzzReportJSON", "FuzzSRTP", "FuzzTelephoneEvent", "FuzzProbe",
     "FuzzWAV", "FuzzVideoFrame", "FuzzConnectivityCheck", "FuzzReportUpload", "FuzzVerdict", "FuzzICECheck", "FuzzNetlink",
-    "FuzzPathErrorQueue",
+    "FuzzPathErrorQueue", "FuzzSDP",
 ]
 
 let package = Package(

@@ -355,6 +355,21 @@ def path_error_queue():
 
 PATH_ERROR_QUEUE = path_error_queue()
 
+# A Chrome-shaped offer (audio, bundled video, a data channel), one with audio alone and PCMU,
+# and one the edge cannot answer (a=setup:passive).
+FINGERPRINT = ":".join("%02X" % (i * 7 & 0xFF) for i in range(32))
+SDP_AUDIO = ("m=audio 9 UDP/TLS/RTP/SAVPF 111 0\r\nc=IN IP4 0.0.0.0\r\na=ice-ufrag:Xy7d\r\n"
+             "a=ice-pwd:qY4mHbGx3ZkLr0pVn1uT2wS9\r\na=fingerprint:sha-256 " + FINGERPRINT + "\r\na=setup:actpass\r\n"
+             "a=mid:0\r\na=sendrecv\r\na=rtcp-mux\r\na=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10;useinbandfec=1\r\n"
+             "a=rtpmap:0 PCMU/8000\r\na=ssrc:1001 cname:abc\r\n")
+SDP_VIDEO = ("m=video 9 UDP/TLS/RTP/SAVPF 96 97\r\nc=IN IP4 0.0.0.0\r\na=mid:1\r\na=sendrecv\r\na=rtcp-mux\r\n"
+             "a=rtpmap:96 VP8/90000\r\na=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\na=ssrc:2001 cname:abc\r\n"
+             "m=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:2\r\n")
+SDP_HEAD = "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n"
+SDP_OFFERS = [(SDP_HEAD + "a=group:BUNDLE 0 1 2\r\n" + SDP_AUDIO + SDP_VIDEO).encode(),
+              (SDP_HEAD + SDP_AUDIO.replace("111 0", "0")).encode(),
+              (SDP_HEAD + SDP_AUDIO.replace("actpass", "passive")).encode()]
+
 CORPORA = {
     "FuzzSTUNLayout": STUN, "FuzzSTUNMessage": STUN, "FuzzRTP": RTP, "FuzzRTCP": RTCP,
     "FuzzChannelData": CHANNEL_DATA, "FuzzTURNFramer": FRAMER, "FuzzSignalingJSON": SIGNALING,
@@ -368,6 +383,7 @@ CORPORA = {
     "FuzzReportUpload": REPORT_UPLOADS,
     "FuzzNetlink": NETLINK,
     "FuzzClusterMessage": CLUSTER,
+    "FuzzSDP": SDP_OFFERS,
     "FuzzPathErrorQueue": PATH_ERROR_QUEUE,
 }
 
@@ -404,7 +420,11 @@ DICTIONARIES = {
                                      "true", "false", "1e300", "-1e300", "HS256", "JWT")),
     "wav": dictionary([b"RIFF", b"WAVE", b"fmt ", b"data", b"LIST", b"\xfe\xff", b"\x01\x00", b"\x10\x00"]),
     "sdp": "".join('"%s"\n' % s for s in ("candidate:", "a=", " typ ", "host", "srflx", "prflx", "relay", " raddr ",
-                                          " rport ", " tcptype ", "udp", "tcp", "::1", "127.0.0.1")),
+                                          " rport ", " tcptype ", "udp", "tcp", "::1", "127.0.0.1", "\\x0D\\x0A", "v=0", "m=audio ",
+                                          "m=video ", "m=application ", "UDP/TLS/RTP/SAVPF", "a=group:BUNDLE ", "a=mid:",
+                                          "a=rtcp-mux", "a=ice-ufrag:", "a=ice-pwd:", "a=fingerprint:sha-256 ", "a=setup:",
+                                          "actpass", "passive", "a=rtpmap:", "opus/48000/2", "PCMU/8000", "VP8/90000",
+                                          "a=fmtp:", "a=ssrc:", "sendonly", "recvonly")),
 }
 
 for target, seeds in CORPORA.items():

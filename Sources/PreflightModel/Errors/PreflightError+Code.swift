@@ -27,4 +27,8 @@ extension PreflightError.Code {
     /// 70008: an SRTP context was asked to protect or accept a stream (SSRC) beyond the most it
     /// keeps state for, or a stream has used up its packet indexes and needs a new key.
     public static let srtpStreamLimitReached = Self(70008)
+    /// 70009: a browser's SDP offer is well formed but the edge cannot answer it: no audio section
+    /// it can take (DTLS-SRTP with rtcp-mux, a codec it speaks), no ICE credentials, no sha-256
+    /// fingerprint, or a DTLS role other than the client's.
+    public static let sdpOfferNotAnswerable = Self(70009)
 }
