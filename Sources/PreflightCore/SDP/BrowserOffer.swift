@@ -105,6 +105,7 @@ public struct BrowserOffer: Sendable, Hashable {
             }
         }
         guard sawVersion else { throw PreflightError(code: .malformed, message: "SDP: empty offer") }
+        orderCodecs()
     }
 
     private mutating func startSection(_ value: String, line: Int) throws(PreflightError) {
@@ -202,9 +203,15 @@ public struct BrowserOffer: Sendable, Hashable {
         let index = sections.count - 1
         guard sections[index].formats.contains(format), !sections[index].codecs.contains(where: { $0.payloadType == payloadType }) else { return }
         sections[index].codecs.append(Codec(payloadType: payloadType, name: String(parts[0]), clockRate: clockRate, channels: channels))
-        // The m= line's order is the offer's preference.
-        let order = sections[index].formats
-        sections[index].codecs.sort { (order.firstIndex(of: String($0.payloadType)) ?? 0) < (order.firstIndex(of: String($1.payloadType)) ?? 0) }
+    }
+
+    /// Each section's codecs in the `m=` line's order, the offer's preference: once, at the end.
+    private mutating func orderCodecs() {
+        for index in sections.indices {
+            var position: [String: Int] = [:]
+            for (offset, format) in sections[index].formats.enumerated() where position[format] == nil { position[format] = offset }
+            sections[index].codecs.sort { (position[String($0.payloadType)] ?? 0) < (position[String($1.payloadType)] ?? 0) }
+        }
     }
 
     /// a=fingerprint:<hash> <hex pairs separated by colons>.

@@ -89,6 +89,9 @@ import Testing
         #expect(audio.setup == "actpass" && audio.rtcpMux && audio.ssrcs == [1001] && audio.mid == "0")
         #expect(offer.sections[1].ssrcs == [2001, 2002])
         #expect(offer.sections[2].transport == "UDP/DTLS/SCTP")
+        // Codecs follow the m= line's order, whatever order their rtpmap lines come in.
+        let reordered = try BrowserOffer(parsing: "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 8 0 111\r\na=rtpmap:111 opus/48000/2\r\na=rtpmap:0 PCMU/8000\r\na=rtpmap:8 PCMA/8000\r\n")
+        #expect(reordered.sections[0].codecs.map(\.payloadType) == [8, 0, 111])
     }
 
     @Test func theAnswerTakesOpusAndVP8AndRejectsTheRestInOrder() throws {
